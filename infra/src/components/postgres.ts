@@ -1,0 +1,118 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { InfraError } from '../errors.ts';
+import type { ComponentRecord } from '../state-file.ts';
+
+/** PG_BINDIR, else `pg_config --bindir`, else the newest /usr/lib/postgresql/<v>/bin. */
+export function findPostgresBinaries(env: NodeJS.ProcessEnv = process.env): string {
+  const candidates: string[] = [];
+  if (env['PG_BINDIR']) candidates.push(env['PG_BINDIR']);
+  try {
+    candidates.push(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim());
+  } catch {
+    // pg_config is in the client package; the server may be installed without it.
+  }
+  const debianRoot = '/usr/lib/postgresql';
+  if (existsSync(debianRoot)) {
+    const versions = readdirSync(debianRoot).sort((a, b) => Number(b) - Number(a));
+    candidates.push(...versions.map((version) => path.join(debianRoot, version, 'bin')));
+  }
+  const found = candidates.find(
+    (dir) => existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'postgres')),
+  );
+  if (!found) {
+    throw new InfraError(
+      'POSTGRES_MISSING',
+      'PostgreSQL server binaries (initdb, postgres) not found',
+      {
+        hint: 'install them (Debian: `apt-get install postgresql`) or set PG_BINDIR to the folder that has initdb',
+      },
+    );
+  }
+  return found;
+}
+
+/** PostgreSQL refuses to run as root; as root we run it as the `postgres` system user. */
+export function postgresRunAs(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  try {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    return { uid, gid };
+  } catch {
+    throw new InfraError(
+      'POSTGRES_MISSING',
+      'running as root, and there is no `postgres` user to run PostgreSQL as',
+      {
+        hint: 'create one (`useradd --system postgres`) or run as an unprivileged user',
+      },
+    );
+  }
+}
+
+export function definePostgres(options: {
+  dir: string;
+  port: number;
+  binDir: string;
+}): ComponentRecord {
+  const { dir, port, binDir } = options;
+  const dataDir = path.join(dir, 'data');
+  const runAs = postgresRunAs();
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  return {
+    name: 'postgres',
+    kind: 'postgres',
+    dataDir,
+    prepare: {
+      command: path.join(binDir, 'initdb'),
+      args: [
+        '-D',
+        dataDir,
+        '-U',
+        'postgres',
+        '--auth=trust',
+        '--encoding=UTF8',
+        '--no-sync',
+        '--no-instructions',
+      ],
+      uid: runAs?.uid,
+      gid: runAs?.gid,
+    },
+    launch: {
+      command: path.join(binDir, 'postgres'),
+      args: [
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'max_connections=300',
+        // Tests kill processes, not the machine: the kernel keeps written pages, so fsync buys
+        // nothing here and costs a lot. synchronous_commit stays on: a commit is in the WAL.
+        '-c',
+        'fsync=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'shared_buffers=256MB',
+        '-c',
+        'log_min_messages=warning',
+      ],
+      cwd: dir,
+      env: { LC_ALL: 'C.UTF-8' },
+      logFile: path.join(dir, 'postgres.log'),
+      uid: runAs?.uid,
+      gid: runAs?.gid,
+    },
+    readiness: { type: 'postgres', url },
+    readyTimeoutMs: 30_000,
+    stopSignal: 'SIGINT',
+    endpoints: { url },
+    ports: { postgres: port },
+  };
+}
