@@ -1,0 +1,17 @@
+export { topics } from './topics.ts';
+export type { Topic } from './topics.ts';
+export {
+  OrderCreated,
+  OrderCancelled,
+  PaymentCompleted,
+  PaymentFailed,
+  PaymentRefunded,
+  aggregateTypes,
+  eventSchemas,
+  isEventType,
+  orderEventTypes,
+  paymentEventTypes,
+  schemaVersion,
+} from './events.ts';
+export type { EventPayloads, EventType } from './events.ts';
+export { isEvent, validate } from './validate.ts';
