@@ -7,7 +7,14 @@ import type { ComponentRecord } from '../state-file.ts';
 /** PG_BINDIR, else `pg_config --bindir`, else the newest /usr/lib/postgresql/<v>/bin. */
 export function findPostgresBinaries(env: NodeJS.ProcessEnv = process.env): string {
   const candidates: string[] = [];
-  if (env['PG_BINDIR']) candidates.push(env['PG_BINDIR']);
+  const explicit = env['PG_BINDIR'];
+  if (explicit) {
+    if (existsSync(path.join(explicit, 'initdb')) && existsSync(path.join(explicit, 'postgres')))
+      return explicit;
+    throw new InfraError('POSTGRES_MISSING', `PG_BINDIR=${explicit} has no initdb and postgres`, {
+      hint: 'point PG_BINDIR at the folder with the server binaries (`pg_config --bindir`), or unset it',
+    });
+  }
   try {
     candidates.push(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim());
   } catch {
