@@ -1,0 +1,98 @@
+/** Bad configuration: the message names the variable, what it must be and what it was. */
+export class ConfigError extends Error {
+  readonly code = 'INVALID_CONFIG';
+  readonly variable: string;
+
+  constructor(variable: string, message: string) {
+    super(`invalid configuration: ${variable} ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+export interface IntegerRule {
+  readonly default?: number;
+  readonly min?: number;
+  readonly max?: number;
+}
+
+/**
+ * Typed reads of environment variables for a service's `parseConfig(env)`. Each read throws a
+ * {@link ConfigError} naming the variable, so start-up fails fast with a message a person can act on.
+ */
+export interface EnvReader {
+  string(name: string, fallback?: string): string;
+  integer(name: string, rule?: IntegerRule): number;
+  probability(name: string, fallback: number): number;
+  list(name: string, fallback?: readonly string[]): string[];
+  url(name: string, protocols: readonly string[], fallback?: string): string;
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T;
+}
+
+export function createEnvReader(env: NodeJS.ProcessEnv): EnvReader {
+  const raw = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const required = <T>(name: string, fallback: T | undefined): T => {
+    if (fallback === undefined) throw new ConfigError(name, 'is required but not set');
+    return fallback;
+  };
+  return {
+    string(name, fallback) {
+      return raw(name) ?? required(name, fallback);
+    },
+    integer(name, rule = {}) {
+      const value = raw(name);
+      if (value === undefined) return required(name, rule.default);
+      const min = rule.min ?? Number.MIN_SAFE_INTEGER;
+      const max = rule.max ?? Number.MAX_SAFE_INTEGER;
+      const parsed = Number(value);
+      if (!/^-?\d+$/.test(value) || parsed < min || parsed > max) {
+        throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
+      }
+      return parsed;
+    },
+    probability(name, fallback) {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      const parsed = Number(value);
+      if (!Number.isFinite(parsed) || parsed < 0 || parsed > 1) {
+        throw new ConfigError(name, `must be a number from 0 to 1 (got "${value}")`);
+      }
+      return parsed;
+    },
+    list(name, fallback) {
+      const value = raw(name);
+      if (value === undefined) return [...required(name, fallback)];
+      const items = value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+      if (items.length === 0) throw new ConfigError(name, 'must list at least one value');
+      return items;
+    },
+    url(name, protocols, fallback) {
+      const value = raw(name) ?? required(name, fallback);
+      let parsed: URL;
+      try {
+        parsed = new URL(value);
+      } catch {
+        throw new ConfigError(name, 'must be a URL');
+      }
+      if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+        throw new ConfigError(name, `must be a ${protocols.join(' or ')} URL`);
+      }
+      return value;
+    },
+    oneOf(name, allowed, fallback) {
+      const value = raw(name);
+      if (value === undefined) return fallback;
+      const found = allowed.find((candidate) => candidate === value);
+      if (found === undefined) {
+        throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${value}")`);
+      }
+      return found;
+    },
+  };
+}

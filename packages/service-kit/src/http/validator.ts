@@ -1,0 +1,21 @@
+import { Ajv } from 'ajv';
+import type { FastifyInstance } from 'fastify';
+
+const common = {
+  allErrors: true,
+  removeAdditional: false,
+  useDefaults: true,
+  strict: false,
+} as const;
+
+/**
+ * Fastify's default validator strips unknown fields and coerces body types ("12" becomes 12).
+ * A careful API refuses both in the body; path and query strings are text, so they are coerced.
+ */
+export function installStrictValidation(app: FastifyInstance): void {
+  const body = new Ajv({ ...common, coerceTypes: false });
+  const text = new Ajv({ ...common, coerceTypes: 'array' });
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? body : text).compile(schema),
+  );
+}

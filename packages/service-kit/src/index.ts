@@ -1,0 +1,17 @@
+export { ConfigError, createEnvReader } from './config/env-reader.ts';
+export type { EnvReader, IntegerRule } from './config/env-reader.ts';
+export { createDatabase } from './database/create-database.ts';
+export type { DatabaseOptions } from './database/create-database.ts';
+export { isDatabaseUnavailable } from './database/database-unavailable.ts';
+export { HttpError, notFound } from './http/http-error.ts';
+export { installErrorHandling } from './http/error-handling.ts';
+export { installStrictValidation } from './http/validator.ts';
+export { sendProblem } from './http/problem.ts';
+export type { FieldError, Problem } from './http/problem.ts';
+export { registerHealthRoutes } from './health/health-routes.ts';
+export type { HealthOptions } from './health/health-routes.ts';
+export { registerMetricsRoute } from './metrics/metrics-route.ts';
+export { createLogger } from './logger.ts';
+export { parseRoles, startInOrder } from './roles/roles.ts';
+export type { Stoppable } from './roles/roles.ts';
+export { runUntilSignal } from './roles/run-until-signal.ts';
