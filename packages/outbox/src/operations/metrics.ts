@@ -1,0 +1,190 @@
+import { sql, type Kysely } from 'kysely';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { OutboxTables } from '../schema/tables.ts';
+import { outboxDb } from '../internal/views.ts';
+
+/** The counters and histograms the workers update; gauges are read from the database. */
+export interface OutboxMetrics {
+  readonly publishedTotal: Counter;
+  readonly publishFailuresTotal: Counter;
+  readonly batchSize: Histogram;
+  readonly batchDurationSeconds: Histogram;
+  readonly inboxReceivedTotal: Counter;
+  readonly inboxDuplicatesTotal: Counter;
+  readonly inboxProcessedTotal: Counter;
+  readonly inboxHandlerFailuresTotal: Counter;
+  readonly inboxDeadTotal: Counter;
+  readonly parkedTotal: Counter<'consumer'>;
+  readonly dedupAppliedTotal: Counter<'consumer'>;
+  readonly dedupDuplicatesTotal: Counter<'consumer'>;
+}
+
+interface Snapshot {
+  unpublished: number;
+  oldestUnpublishedAge: number;
+  inboxBacklog: number;
+  oldestUnprocessedAge: number;
+  inboxDead: number;
+  parked: number;
+}
+
+/**
+ * Registers the library's metrics in `registry`. With `db`, the backlog gauges (unpublished
+ * count, age of the oldest unpublished row, inbox backlog, age of the oldest unprocessed row,
+ * dead rows, parked messages) are computed by one query per scrape; a failed query keeps the
+ * last values, so a scrape never fails because PostgreSQL is down.
+ */
+export function createOutboxMetrics<DB extends OutboxTables>(
+  registry: Registry,
+  db?: Kysely<DB>,
+): OutboxMetrics {
+  const registers = [registry];
+  const metrics: OutboxMetrics = {
+    publishedTotal: new Counter({
+      name: 'outbox_published_total',
+      help: 'Events the relay published (Kafka acknowledged and published_at committed)',
+      registers,
+    }),
+    publishFailuresTotal: new Counter({
+      name: 'outbox_publish_failures_total',
+      help: 'Relay batches rolled back (Kafka or PostgreSQL failure, timeout)',
+      registers,
+    }),
+    batchSize: new Histogram({
+      name: 'outbox_publish_batch_size',
+      help: 'Events per published relay batch',
+      buckets: [1, 5, 10, 50, 100, 250, 500, 1000, 2500],
+      registers,
+    }),
+    batchDurationSeconds: new Histogram({
+      name: 'outbox_publish_batch_duration_seconds',
+      help: 'Claim + send + mark duration of a relay batch',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    inboxReceivedTotal: new Counter({
+      name: 'inbox_received_total',
+      help: 'Events the inbox writer stored',
+      registers,
+    }),
+    inboxDuplicatesTotal: new Counter({
+      name: 'inbox_duplicates_dropped_total',
+      help: 'Events the inbox writer dropped because their event_id was already stored',
+      registers,
+    }),
+    inboxProcessedTotal: new Counter({
+      name: 'inbox_processed_total',
+      help: 'Inbox rows handled and marked processed',
+      registers,
+    }),
+    inboxHandlerFailuresTotal: new Counter({
+      name: 'inbox_handler_failures_total',
+      help: 'Inbox handler attempts that failed (rolled back, retried later)',
+      registers,
+    }),
+    inboxDeadTotal: new Counter({
+      name: 'inbox_dead_total',
+      help: 'Inbox rows marked dead after exhausting their attempts',
+      registers,
+    }),
+    parkedTotal: new Counter({
+      name: 'parked_messages_total',
+      help: 'Kafka messages parked (malformed or rejected) and skipped',
+      labelNames: ['consumer'],
+      registers,
+    }),
+    dedupAppliedTotal: new Counter({
+      name: 'processed_event_applied_total',
+      help: 'Effects applied by the processed_event receiver',
+      labelNames: ['consumer'],
+      registers,
+    }),
+    dedupDuplicatesTotal: new Counter({
+      name: 'processed_event_duplicates_total',
+      help: 'Repeated deliveries the processed_event receiver ignored',
+      labelNames: ['consumer'],
+      registers,
+    }),
+  };
+  if (db !== undefined) registerBacklogGauges(registry, outboxDb(db));
+  return metrics;
+}
+
+function registerBacklogGauges(registry: Registry, db: Kysely<OutboxTables>): void {
+  let last: Snapshot = {
+    unpublished: 0,
+    oldestUnpublishedAge: 0,
+    inboxBacklog: 0,
+    oldestUnprocessedAge: 0,
+    inboxDead: 0,
+    parked: 0,
+  };
+  // One query per scrape serves every gauge; concurrent collects share it.
+  let pending: Promise<Snapshot> | undefined;
+  const read = (): Promise<Snapshot> => {
+    pending ??= readSnapshot(db)
+      .then((snapshot) => (last = snapshot))
+      .catch(() => last)
+      .finally(() => (pending = undefined));
+    return pending;
+  };
+  const gauge = (name: string, help: string, pick: (s: Snapshot) => number): void => {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        this.set(pick(await read()));
+      },
+    });
+  };
+  gauge('outbox_unpublished_events', 'Outbox rows not yet published', (s) => s.unpublished);
+  gauge(
+    'outbox_oldest_unpublished_age_seconds',
+    'Age of the oldest unpublished outbox row (0 when none)',
+    (s) => s.oldestUnpublishedAge,
+  );
+  gauge(
+    'inbox_backlog_events',
+    'Inbox rows waiting to be processed (not dead)',
+    (s) => s.inboxBacklog,
+  );
+  gauge(
+    'inbox_oldest_unprocessed_age_seconds',
+    'Age of the oldest inbox row waiting to be processed (0 when none)',
+    (s) => s.oldestUnprocessedAge,
+  );
+  gauge('inbox_dead_events', 'Inbox rows marked dead, waiting for an operator', (s) => s.inboxDead);
+  gauge('parked_messages', 'Parked Kafka messages in parked_message', (s) => s.parked);
+}
+
+async function readSnapshot(db: Kysely<OutboxTables>): Promise<Snapshot> {
+  const result = await sql<{
+    unpublished: string;
+    oldest_unpublished_age: number | null;
+    inbox_backlog: string;
+    oldest_unprocessed_age: number | null;
+    inbox_dead: string;
+    parked: string;
+  }>`
+    SELECT
+      (SELECT count(*) FROM outbox_event WHERE published_at IS NULL) AS unpublished,
+      (SELECT extract(epoch FROM now() - min(created_at))::float8
+         FROM outbox_event WHERE published_at IS NULL) AS oldest_unpublished_age,
+      (SELECT count(*) FROM inbox_event WHERE NOT processed AND dead_at IS NULL) AS inbox_backlog,
+      (SELECT extract(epoch FROM now() - min(received_at))::float8
+         FROM inbox_event WHERE NOT processed AND dead_at IS NULL) AS oldest_unprocessed_age,
+      (SELECT count(*) FROM inbox_event WHERE NOT processed AND dead_at IS NOT NULL) AS inbox_dead,
+      (SELECT count(*) FROM parked_message) AS parked
+  `.execute(db);
+  const row = result.rows[0];
+  if (row === undefined) throw new Error('metrics query returned no row');
+  return {
+    unpublished: Number(row.unpublished),
+    oldestUnpublishedAge: row.oldest_unpublished_age ?? 0,
+    inboxBacklog: Number(row.inbox_backlog),
+    oldestUnprocessedAge: row.oldest_unprocessed_age ?? 0,
+    inboxDead: Number(row.inbox_dead),
+    parked: Number(row.parked),
+  };
+}

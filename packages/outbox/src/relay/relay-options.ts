@@ -1,0 +1,83 @@
+import { OutboxError } from '../errors.ts';
+import type { BackoffOptions } from '../internal/backoff.ts';
+
+/** One event of a batch the relay just had acknowledged by Kafka. */
+export interface RelayBatchEvent {
+  readonly id: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly topic: string;
+  readonly partitionKey: string;
+}
+
+export interface RelayHooks {
+  /**
+   * Called after Kafka acknowledged the batch and BEFORE `published_at` is committed. A throw
+   * rolls the batch back (it is sent again: a duplicate). Fault-injection point of the e2e suite.
+   */
+  readonly afterPublish?: (batch: readonly RelayBatchEvent[]) => void | Promise<void>;
+}
+
+export interface RelayOptions {
+  /** Most events claimed, sent (one `sendBatch`) and marked in one transaction. */
+  readonly batchSize: number;
+  /** How many of the oldest unpublished rows a claim examines to find partition-key heads. */
+  readonly scanWindow: number;
+  /** Fallback poll when no NOTIFY arrives (or LISTEN is off / down). */
+  readonly pollIntervalMs: number;
+  /** LISTEN for the NOTIFY that `enqueue` issues at commit; needs `deps.listen`. */
+  readonly notify: boolean;
+  /** `lock_timeout` of the claiming transaction. */
+  readonly lockTimeoutMs: number;
+  /** `statement_timeout` of the claiming transaction. */
+  readonly statementTimeoutMs: number;
+  /** `idle_in_transaction_session_timeout`: frees the row locks if this relay hangs mid-send. */
+  readonly idleInTransactionTimeoutMs: number;
+  /** The relay gives up waiting for Kafka's ack after this; must be below the two above. */
+  readonly sendTimeoutMs: number;
+  /** Retry pacing after a failed batch (Kafka or PostgreSQL down). */
+  readonly backoff: BackoffOptions;
+  /** kafkajs client id of the relay's producer. */
+  readonly clientId: string;
+  readonly hooks: RelayHooks;
+}
+
+export const DEFAULT_RELAY_OPTIONS: RelayOptions = Object.freeze({
+  batchSize: 500,
+  scanWindow: 2000,
+  pollIntervalMs: 1000,
+  notify: true,
+  lockTimeoutMs: 2000,
+  statementTimeoutMs: 15_000,
+  idleInTransactionTimeoutMs: 15_000,
+  sendTimeoutMs: 10_000,
+  backoff: Object.freeze({ initialMs: 100, maxMs: 10_000, multiplier: 2 }),
+  clientId: 'outbox-relay',
+  hooks: Object.freeze({}),
+});
+
+/** Applies defaults once and checks the timeouts' order. */
+export function resolveRelayOptions(options: Partial<RelayOptions> = {}): RelayOptions {
+  const resolved: RelayOptions = Object.freeze({
+    ...DEFAULT_RELAY_OPTIONS,
+    ...options,
+    backoff: Object.freeze({ ...DEFAULT_RELAY_OPTIONS.backoff, ...options.backoff }),
+    hooks: Object.freeze({ ...options.hooks }),
+  });
+  if (!(resolved.batchSize >= 1)) {
+    throw new OutboxError(
+      'INVALID_OPTIONS',
+      `batchSize must be at least 1 (got ${resolved.batchSize})`,
+    );
+  }
+  if (
+    resolved.sendTimeoutMs >=
+    Math.min(resolved.statementTimeoutMs, resolved.idleInTransactionTimeoutMs)
+  ) {
+    throw new OutboxError(
+      'INVALID_OPTIONS',
+      `sendTimeoutMs (${resolved.sendTimeoutMs}) must be below statementTimeoutMs and idleInTransactionTimeoutMs`,
+    );
+  }
+  return resolved;
+}
