@@ -4,6 +4,8 @@ export type InfraErrorCode =
   | 'MAVEN_MISSING'
   | 'MAVEN_FAILED'
   | 'POSTGRES_MISSING'
+  | 'DOCKER_MISSING'
+  | 'CONFIG_MISSING'
   | 'PORT_TAKEN'
   | 'NOT_READY'
   | 'START_FAILED'

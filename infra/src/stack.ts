@@ -1,13 +1,13 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { chooseProvider, type ProviderName } from './choose-provider.ts';
+import { driverFor } from './component-driver.ts';
+import { defineServer } from './define-server.ts';
 import { InfraError } from './errors.ts';
-import { definePostgres, findPostgresBinaries } from './components/postgres.ts';
-import { defineKafka } from './components/kafka.ts';
-import { findFreePort } from './ports.ts';
+import { awaitExternal } from './external/external-components.ts';
 import { isAlive } from './process/process-identity.ts';
 import type { LaunchSpec } from './process/launch.ts';
-import { isRunning, killLocal, startLocal, stopLocal } from './process/local-driver.ts';
 import {
   listStackNames,
   readState,
@@ -71,44 +71,26 @@ export class Stack {
     this.#env = env;
   }
 
-  /** Starts (or resumes, keeping data) the named stack and waits until every server is ready. */
+  /**
+   * Starts (or resumes, keeping data) the named stack and waits until every server is ready.
+   * The provider is STACK_PROVIDER, else `docker` when a Docker engine answers, else `local`;
+   * a stack that exists keeps the provider it was created with.
+   */
   static async up(options: UpOptions = {}): Promise<Stack> {
     const env = options.env ?? process.env;
     const name = options.name ?? 'dev';
-    const provider = env['STACK_PROVIDER'] ?? 'local';
-    if (provider !== 'local') {
-      throw new InfraError(
-        'UNSUPPORTED',
-        `STACK_PROVIDER=${provider} is not available from Stack.up`,
-        {
-          hint: 'use the local provider (the default) on machines without Docker',
-        },
-      );
-    }
     const servers = options.servers ?? ['postgres', 'kafka'];
     const existing = readState(name, env);
+    const provider = await providerOf(name, existing, env);
     const dir = stackDir(name, env);
     const components: Record<string, ComponentRecord> = { ...existing?.components };
-    if (servers.includes('postgres') && !components['postgres']) {
-      components['postgres'] = definePostgres({
-        dir: path.join(dir, 'postgres'),
-        port: options.ports?.postgres ?? (await findFreePort()),
-        binDir: findPostgresBinaries(env),
-      });
-    }
-    if (servers.includes('kafka') && !components['kafka']) {
-      components['kafka'] = defineKafka({
-        dir: path.join(dir, 'kafka'),
-        port: options.ports?.kafka ?? (await findFreePort()),
-        controllerPort: options.ports?.kafkaController ?? (await findFreePort()),
-        ...(options.kafkaHeapMb === undefined ? {} : { heapMb: options.kafkaHeapMb }),
-        env,
-      });
+    for (const server of servers) {
+      components[server] ??= await defineServer(provider, server, { name, dir, options, env });
     }
     writeState(
       {
         name,
-        provider: 'local',
+        provider,
         createdAt: existing?.createdAt ?? new Date().toISOString(),
         ownerPid: options.detached ? undefined : process.pid,
         components,
@@ -117,7 +99,11 @@ export class Stack {
     );
     const stack = new Stack(name, env);
     // Servers start side by side: Kafka's JVM takes seconds, PostgreSQL a fraction of one.
-    await Promise.all(servers.map((server) => stack.start(server)));
+    await Promise.all(
+      servers.map((server) =>
+        provider === 'external' ? awaitExternal(stack.#record(server)) : stack.start(server),
+      ),
+    );
     return stack;
   }
 
@@ -203,23 +189,27 @@ export class Stack {
   }
 
   status(): ComponentStatus[] {
-    return Object.values(this.state.components).map((record) => ({
-      name: record.name,
-      kind: record.kind,
-      running: isRunning(record),
-      pid: isRunning(record) ? record.process?.pid : undefined,
-      endpoints: record.endpoints,
-      logFile: record.launch?.logFile,
-    }));
+    return Object.values(this.state.components).map((record) => {
+      const { running, pid } = driverFor(record).status(record, this.#env);
+      return {
+        name: record.name,
+        kind: record.kind,
+        running,
+        pid,
+        endpoints: record.endpoints,
+        logFile: record.launch?.logFile,
+      };
+    });
   }
 
   isRunning(component: string): boolean {
-    return isRunning(this.#record(component));
+    const record = this.#record(component);
+    return driverFor(record).status(record, this.#env).running;
   }
 
   pid(component: string): number | undefined {
     const record = this.#record(component);
-    return isRunning(record) ? record.process?.pid : undefined;
+    return driverFor(record).status(record, this.#env).pid;
   }
 
   logFile(component: string): string | undefined {
@@ -227,16 +217,19 @@ export class Stack {
   }
 
   async start(component: string): Promise<void> {
-    this.#update(component, await startLocal(this.#record(component)));
+    const record = this.#record(component);
+    this.#update(component, await driverFor(record).start(record));
   }
 
   async stop(component: string): Promise<void> {
-    this.#update(component, await stopLocal(this.#record(component)));
+    const record = this.#record(component);
+    this.#update(component, await driverFor(record).stop(record));
   }
 
   /** SIGKILL: what a crash, the OOM killer or `kill -9` does. Data stays. */
   async kill(component: string): Promise<void> {
-    this.#update(component, await killLocal(this.#record(component)));
+    const record = this.#record(component);
+    this.#update(component, await driverFor(record).kill(record));
   }
 
   async restart(component: string): Promise<void> {
@@ -244,18 +237,16 @@ export class Stack {
     await this.start(component);
   }
 
-  /** Starts the component again with an empty data folder: "Kafka lost its data". */
+  /** Starts the component again with empty storage: "Kafka lost its data". */
   async wipe(component: string): Promise<void> {
     const record = this.#record(component);
-    if (!record.dataDir || !record.prepare) {
-      throw new InfraError('UNSUPPORTED', `${component} has no data folder to wipe`);
-    }
-    await this.kill(component);
-    rmSync(record.dataDir, { recursive: true, force: true });
-    await this.start(component);
+    this.#update(component, await driverFor(record).wipe(record));
   }
 
-  /** Stops every component (roles first, servers last) and deletes the stack's folder. */
+  /**
+   * Stops every component (roles first, servers last), removes the stack's containers and
+   * deletes the stack's folder.
+   */
   async down(options: { keepFiles?: boolean } = {}): Promise<void> {
     const records = Object.values(this.state.components);
     const order = [
@@ -263,7 +254,7 @@ export class Stack {
       ...records.filter((r) => r.kind !== 'process'),
     ];
     for (const record of order) {
-      this.#update(record.name, await stopLocal(record));
+      this.#update(record.name, await driverFor(record).remove(record));
     }
     if (!options.keepFiles)
       rmSync(stackDir(this.name, this.#env), { recursive: true, force: true });
@@ -288,4 +279,22 @@ export class Stack {
     const state = this.state;
     writeState({ ...state, components: { ...state.components, [component]: record } }, this.#env);
   }
+}
+
+/** A stack that exists keeps its provider; asking for another one is a mistake worth a message. */
+async function providerOf(
+  name: string,
+  existing: StackState | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<ProviderName> {
+  if (!existing) return chooseProvider(env);
+  const wanted = env['STACK_PROVIDER'];
+  if (wanted && wanted !== existing.provider) {
+    throw new InfraError(
+      'UNSUPPORTED',
+      `stack "${name}" runs on the ${existing.provider} provider, not ${wanted}`,
+      { hint: `bring it down first (\`pnpm stack down --name ${name}\`), or unset STACK_PROVIDER` },
+    );
+  }
+  return existing.provider;
 }

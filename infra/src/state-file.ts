@@ -8,6 +8,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ContainerSpec } from './docker/docker-components.ts';
 import type { LaunchSpec } from './process/launch.ts';
 import type { ProcessIdentity } from './process/process-identity.ts';
 
@@ -39,7 +40,9 @@ export interface ComponentRecord {
   /** Connection details other code needs: `url` for PostgreSQL, `brokers` for Kafka, … */
   readonly endpoints: Readonly<Record<string, string>>;
   readonly ports: Readonly<Record<string, number>>;
-  readonly containerId?: string;
+  /** The docker provider's container: how to create it, and its id once created. */
+  readonly container?: ContainerSpec;
+  readonly containerId?: string | undefined;
   /** Set while it runs; cleared by stop and kill. */
   readonly process?: ProcessIdentity | undefined;
 }
