@@ -100,11 +100,20 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'logs': {
-      const logFile = Stack.open(name).logFile(needComponent());
-      if (!logFile) throw new InfraError('UNSUPPORTED', `${component} has no log file here`);
-      const tail = spawn('tail', ['-n', '200', ...(values.follow ? ['-F'] : []), logFile], {
-        stdio: 'inherit',
-      });
+      const stack = Stack.open(name);
+      const target = needComponent();
+      const logFile = stack.logFile(target);
+      // Containers (the docker provider) keep their output in Docker, not in a file.
+      const containerId = stack.state.components[target]?.containerId;
+      let command: [string, string[]];
+      if (logFile) command = ['tail', ['-n', '200', ...(values.follow ? ['-F'] : []), logFile]];
+      else if (containerId)
+        command = [
+          'docker',
+          ['logs', '--tail', '200', ...(values.follow ? ['-f'] : []), containerId],
+        ];
+      else throw new InfraError('UNSUPPORTED', `${target} has no log here (an external server?)`);
+      const tail = spawn(command[0], command[1], { stdio: 'inherit' });
       await new Promise((resolve) => tail.once('exit', resolve));
       return;
     }

@@ -104,7 +104,8 @@ export function defineDockerKafka(options: {
         KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
         KAFKA_INTER_BROKER_LISTENER_NAME: 'PLAINTEXT',
         KAFKA_CONTROLLER_QUORUM_VOTERS: `1@localhost:${controllerPort}`,
-        KAFKA_LOG_DIRS: '/tmp/kraft-combined-logs',
+        // A volume in the image: kept across restarts, dropped with the container (wipe, down).
+        KAFKA_LOG_DIRS: '/var/lib/kafka/data',
         KAFKA_NUM_PARTITIONS: '3',
         KAFKA_DEFAULT_REPLICATION_FACTOR: '1',
         KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '1',
