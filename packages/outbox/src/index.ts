@@ -5,8 +5,6 @@ import type { Kysely, Transaction } from 'kysely';
 import type pg from 'pg';
 import type { Logger } from './logger.ts';
 import type { OutboxMetrics } from './operations/metrics.ts';
-import type { OutboxEventInput } from './outbox/outbox-event-input.ts';
-import type { RelayOptions } from './relay/relay-options.ts';
 import type { InboxEvent } from './inbox/inbox-event.ts';
 import type { InboxProcessorOptions, InboxWriterOptions } from './inbox/inbox-options.ts';
 import type { ReceivedEvent } from './kafka/received-event.ts';
@@ -37,10 +35,13 @@ export type { DedupConsumerOptions } from './receiver/dedup-options.ts';
 export type { OutboxMetrics } from './operations/metrics.ts';
 export { createOutboxMetrics } from './operations/metrics.ts';
 
-/** A running worker. `stop()` finishes or rolls back the current unit of work, then closes. */
-export interface Worker {
-  stop(): Promise<void>;
-}
+export type { Worker } from './worker.ts';
+import type { Worker } from './worker.ts';
+export { enqueue, enqueueMany } from './outbox/enqueue.ts';
+export type { EnqueueOptions } from './outbox/enqueue.ts';
+export { uuidv7 } from './outbox/uuid-v7.ts';
+export { startRelay } from './relay/start-relay.ts';
+export type { RelayDeps } from './relay/start-relay.ts';
 
 /** Connection used for LISTEN (a dedicated `pg.Client`, reconnected after a restart). */
 export type ListenConfig = pg.ClientConfig;
@@ -48,42 +49,6 @@ export type ListenConfig = pg.ClientConfig;
 const notImplemented = (): never => {
   throw new Error('not implemented yet');
 };
-
-/** Inserts one event in the caller's transaction (a plain Kysely is a compile and run-time error). */
-export async function enqueue<DB extends OutboxTables>(
-  trx: Transaction<DB>,
-  event: OutboxEventInput,
-  options?: { notify?: boolean },
-): Promise<{ eventId: string }> {
-  void [trx, event, options];
-  return notImplemented();
-}
-
-/** Inserts several events in one statement, in the caller's transaction, in array order. */
-export async function enqueueMany<DB extends OutboxTables>(
-  trx: Transaction<DB>,
-  events: readonly OutboxEventInput[],
-  options?: { notify?: boolean },
-): Promise<{ eventIds: string[] }> {
-  void [trx, events, options];
-  return notImplemented();
-}
-
-export interface RelayDeps<DB extends OutboxTables> {
-  readonly db: Kysely<DB>;
-  readonly kafka: Kafka;
-  readonly logger: Logger;
-  readonly metrics?: OutboxMetrics;
-  /** Dedicated connection for LISTEN; without it the relay only polls. */
-  readonly listen?: ListenConfig;
-  readonly options?: Partial<RelayOptions>;
-}
-
-/** Starts the relay loop (returns at once; Kafka/PostgreSQL being down is retried inside). */
-export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): Promise<Worker> {
-  void deps;
-  return notImplemented();
-}
 
 export interface InboxWriterDeps<DB extends OutboxTables> {
   readonly db: Kysely<DB>;
@@ -183,3 +148,4 @@ export async function runRetention<DB extends OutboxTables>(
   void [db, options];
   return notImplemented();
 }
+export { createPgPool } from './pg-pool.ts';

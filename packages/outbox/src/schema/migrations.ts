@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
+import { outboxDb } from '../internal/views.ts';
 
 /** Runs statements one by one: the extended protocol kysely uses takes one statement per query. */
 async function run(db: Kysely<unknown>, statements: readonly string[]): Promise<void> {
@@ -107,9 +108,9 @@ export const OUTBOX_MIGRATION_TABLE = 'outbox_migration';
  * Runs only the library's migrations, tracked in their own table (`outbox_migration`) so they
  * never interleave with the service's migration history. Throws when a migration fails.
  */
-export async function migrateOutbox(db: Kysely<unknown>): Promise<void> {
+export async function migrateOutbox<DB>(db: Kysely<DB>): Promise<void> {
   const migrator = new Migrator({
-    db,
+    db: outboxDb(db),
     provider: { getMigrations: async () => ({ ...outboxMigrations }) },
     migrationTableName: OUTBOX_MIGRATION_TABLE,
     migrationLockTableName: `${OUTBOX_MIGRATION_TABLE}_lock`,

@@ -1,0 +1,77 @@
+import pg from 'pg';
+import type { Logger } from '../logger.ts';
+import { backoffDelay, type BackoffOptions } from './backoff.ts';
+import { Wakeup } from './wakeup.ts';
+
+export interface ListenerDeps {
+  readonly config: pg.ClientConfig;
+  readonly channel: string;
+  readonly logger: Logger;
+  readonly backoff: BackoffOptions;
+  /** Called per notification, and after every (re)connect: notifications may have been missed. */
+  readonly onNotify: () => void;
+}
+
+/**
+ * LISTEN on a dedicated connection that reconnects (with backoff) after PostgreSQL restarts.
+ * Polling stays the safety net; this only makes wake-ups immediate.
+ */
+export function startListener(deps: ListenerDeps): { stop(): Promise<void> } {
+  let running = true;
+  let client: pg.Client | undefined;
+  const retry = new Wakeup();
+  let lost: Wakeup | undefined;
+
+  const loop = async (): Promise<void> => {
+    let attempt = 0;
+    while (running) {
+      const connection = new pg.Client({ keepAlive: true, ...deps.config });
+      const gone = new Wakeup();
+      lost = gone;
+      // Without an 'error' listener a dropped connection would crash the process.
+      connection.on('error', () => gone.wake());
+      connection.on('end', () => gone.wake());
+      connection.on('notification', (message) => {
+        if (message.channel === deps.channel) deps.onNotify();
+      });
+      try {
+        await connection.connect();
+        client = connection;
+        await connection.query(`LISTEN ${pg.escapeIdentifier(deps.channel)}`);
+        if (attempt > 0) deps.logger.info({ channel: deps.channel }, 'LISTEN connection restored');
+        attempt = 0;
+        deps.onNotify();
+        await gone.wait(2 ** 31 - 1);
+        if (running) {
+          deps.logger.warn(
+            { channel: deps.channel },
+            'LISTEN connection lost; polling until it is back',
+          );
+        }
+      } catch (error) {
+        if (attempt === 0 && running) {
+          deps.logger.warn(
+            { channel: deps.channel, err: error },
+            'LISTEN connection failed; polling until it is back',
+          );
+        }
+      }
+      client = undefined;
+      connection.end().catch(() => undefined);
+      if (!running) break;
+      attempt += 1;
+      await retry.wait(backoffDelay(deps.backoff, attempt));
+    }
+  };
+  const done = loop();
+
+  return {
+    async stop() {
+      running = false;
+      retry.wake();
+      lost?.wake();
+      await client?.end().catch(() => undefined);
+      await done;
+    },
+  };
+}

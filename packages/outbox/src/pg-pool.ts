@@ -1,0 +1,15 @@
+import pg from 'pg';
+import type { Logger } from './logger.ts';
+
+/**
+ * A `pg.Pool` that survives PostgreSQL restarts: an idle client whose server went away emits
+ * 'error' on the pool, and without a listener Node ends the process. Hand it to kysely's
+ * PostgresDialect; the next query simply gets a fresh connection.
+ */
+export function createPgPool(config: pg.PoolConfig, logger: Logger): pg.Pool {
+  const pool = new pg.Pool({ keepAlive: true, ...config });
+  pool.on('error', (error) => {
+    logger.warn({ err: error }, `idle PostgreSQL connection lost: ${error.message}`);
+  });
+  return pool;
+}

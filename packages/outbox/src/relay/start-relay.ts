@@ -1,0 +1,117 @@
+import type { Kafka, Producer } from 'kafkajs';
+import type { Kysely } from 'kysely';
+import type pg from 'pg';
+import { backoffDelay } from '../internal/backoff.ts';
+import { startListener } from '../internal/listener.ts';
+import { StateLog } from '../internal/state-log.ts';
+import { outboxDb } from '../internal/views.ts';
+import { Wakeup } from '../internal/wakeup.ts';
+import type { Logger } from '../logger.ts';
+import type { OutboxMetrics } from '../operations/metrics.ts';
+import { OUTBOX_CHANNEL } from '../outbox/channels.ts';
+import type { OutboxTables } from '../schema/tables.ts';
+import type { Worker } from '../worker.ts';
+import { createRelayProducer, publishBatch } from './publish-batch.ts';
+import { resolveRelayOptions, type RelayOptions } from './relay-options.ts';
+
+export interface RelayDeps<DB extends OutboxTables> {
+  readonly db: Kysely<DB>;
+  /** The relay creates its own producer from it, configured for ordered idempotent sends. */
+  readonly kafka: Kafka;
+  readonly logger: Logger;
+  readonly metrics?: OutboxMetrics;
+  /** Dedicated connection for LISTEN (reconnected after a restart); without it, poll only. */
+  readonly listen?: pg.ClientConfig;
+  readonly options?: Partial<RelayOptions>;
+}
+
+/**
+ * Starts the relay and returns at once: Kafka or PostgreSQL being down (now or later) is
+ * retried inside with capped, jittered backoff and logged once per state change.
+ */
+export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): Promise<Worker> {
+  const options = resolveRelayOptions(deps.options);
+  const db = outboxDb(deps.db);
+  const logger = deps.logger;
+  const state = new StateLog(logger, { component: 'outbox-relay' });
+  const work = new Wakeup();
+  const stopping = new Wakeup();
+  let running = true;
+  let producer: Producer | undefined;
+
+  const listener =
+    options.notify && deps.listen
+      ? startListener({
+          config: deps.listen,
+          channel: OUTBOX_CHANNEL,
+          logger,
+          backoff: options.backoff,
+          onNotify: () => work.wake(),
+        })
+      : undefined;
+  if (options.notify && !deps.listen) {
+    logger.info({ component: 'outbox-relay' }, 'no LISTEN connection given: polling only');
+  }
+
+  const connectedProducer = async (): Promise<Producer> => {
+    if (producer) return producer;
+    const created = createRelayProducer(deps.kafka);
+    try {
+      await created.connect();
+    } catch (error) {
+      await created.disconnect().catch(() => undefined);
+      throw error;
+    }
+    producer = created;
+    return created;
+  };
+  // After a failure the producer may be mid-retry or fenced; a fresh one (new producer id)
+  // is the simple known state. Its first send waits for nothing from the old one.
+  const dropProducer = async (): Promise<void> => {
+    const old = producer;
+    producer = undefined;
+    await old?.disconnect().catch(() => undefined);
+  };
+
+  const loop = async (): Promise<void> => {
+    while (running) {
+      let published: number;
+      try {
+        published = await publishBatch({
+          db,
+          producer: await connectedProducer(),
+          options,
+          metrics: deps.metrics,
+        });
+        state.ok('outbox relay');
+      } catch (error) {
+        deps.metrics?.publishFailuresTotal.inc();
+        state.failed('outbox relay', error);
+        await dropProducer();
+        if (running) await stopping.wait(backoffDelay(options.backoff, state.failures));
+        continue;
+      }
+      // A NOTIFY during the batch is remembered by `work`, so nothing waits a full poll.
+      if (published === 0 && running) await work.wait(options.pollIntervalMs);
+    }
+  };
+
+  logger.info(
+    { component: 'outbox-relay', batchSize: options.batchSize, notify: listener !== undefined },
+    'outbox relay started',
+  );
+  const done = loop();
+
+  return {
+    async stop() {
+      running = false;
+      work.wake();
+      stopping.wake();
+      // The batch in flight either commits (Kafka acked) or rolls back; never in between.
+      await done;
+      await listener?.stop();
+      await dropProducer();
+      logger.info({ component: 'outbox-relay' }, 'outbox relay stopped');
+    },
+  };
+}

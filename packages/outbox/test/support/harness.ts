@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { Stack } from '@outbox-inbox/infra';
+import { Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
+import { Kysely, PostgresDialect } from 'kysely';
+import { inject } from 'vitest';
+import type {} from '@outbox-inbox/infra/vitest-global-setup';
+import { createPgPool, migrateOutbox, type Logger, type OutboxTables } from '../../src/index.ts';
+
+export const stack = (): Stack => Stack.open(inject('stackName'));
+
+/** A log that keeps every line, so tests can assert what (and how much) a worker logged. */
+export function recordingLogger(): Logger & {
+  lines: { level: string; msg: string; obj: object }[];
+} {
+  const lines: { level: string; msg: string; obj: object }[] = [];
+  const at =
+    (level: string) =>
+    (obj: object, msg = ''): void => {
+      lines.push({ level, msg, obj });
+      if (process.env['OUTBOX_TEST_LOG']) console.log(level, msg);
+    };
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+export interface TestDb {
+  readonly url: string;
+  readonly db: Kysely<OutboxTables>;
+  destroy(): Promise<void>;
+}
+
+/** A fresh database with the library's schema. */
+export async function createTestDb(
+  prefix: string,
+  logger: Logger = recordingLogger(),
+): Promise<TestDb> {
+  const name = `${prefix}_${randomUUID().slice(0, 8)}`;
+  const url = await stack().createDatabase(name);
+  const db = new Kysely<OutboxTables>({
+    dialect: new PostgresDialect({ pool: createPgPool({ connectionString: url, max: 8 }, logger) }),
+  });
+  await migrateOutbox(db);
+  return { url, db, destroy: () => db.destroy() };
+}
+
+export function createKafka(clientId = 'outbox-test'): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: stack().kafkaBrokers,
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
+  });
+}
+
+export async function createTopic(kafka: Kafka, prefix: string, partitions = 3): Promise<string> {
+  const topic = `${prefix}-${randomUUID().slice(0, 8)}`;
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({
+      topics: [{ topic, numPartitions: partitions }],
+      waitForLeaders: true,
+    });
+  } finally {
+    await admin.disconnect();
+  }
+  return topic;
+}
+
+export interface Received {
+  readonly key: string;
+  readonly eventId: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly value: string;
+}
+
+/** Reads a topic from the beginning into `messages` until stopped. */
+export async function collectTopic(
+  kafka: Kafka,
+  topic: string,
+): Promise<{ messages: Received[]; stop(): Promise<void> }> {
+  const messages: Received[] = [];
+  const consumer: Consumer = kafka.consumer({ groupId: `collect-${randomUUID()}` });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message, partition }) => {
+      messages.push(toReceived(message, partition));
+    },
+  });
+  return { messages, stop: () => consumer.disconnect() };
+}
+
+function toReceived(message: KafkaMessage, partition: number): Received {
+  return {
+    key: message.key?.toString('utf8') ?? '',
+    eventId: message.headers?.['event_id']?.toString() ?? '',
+    partition,
+    offset: message.offset,
+    value: message.value?.toString('utf8') ?? '',
+  };
+}
+
+/**
+ * Per key, the order of first appearances on the topic must follow `expected` (the enqueue
+ * order); repeats (at-least-once duplicates) are allowed and counted.
+ */
+export function checkOrder(
+  messages: readonly Received[],
+  expectedOrder: ReadonlyMap<string, readonly string[]>,
+): { duplicates: number; outOfOrder: string[]; missing: number } {
+  const seen = new Set<string>();
+  const firstByKey = new Map<string, string[]>();
+  let duplicates = 0;
+  for (const message of messages) {
+    if (seen.has(message.eventId)) {
+      duplicates += 1;
+      continue;
+    }
+    seen.add(message.eventId);
+    const list = firstByKey.get(message.key) ?? [];
+    list.push(message.eventId);
+    firstByKey.set(message.key, list);
+  }
+  const outOfOrder: string[] = [];
+  let missing = 0;
+  for (const [key, expected] of expectedOrder) {
+    const actual = firstByKey.get(key) ?? [];
+    missing += expected.length - actual.length;
+    if (actual.join() !== expected.slice(0, actual.length).join()) outOfOrder.push(key);
+  }
+  return { duplicates, outOfOrder, missing };
+}
