@@ -15,3 +15,5 @@ export { createLogger } from './logger.ts';
 export { parseRoles, startInOrder } from './roles/roles.ts';
 export type { Stoppable } from './roles/roles.ts';
 export { runUntilSignal } from './roles/run-until-signal.ts';
+export { createKafka } from './infrastructure/kafka.ts';
+export { crashAfterPublishHook } from './relay/crash-after-publish.ts';

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 
-export interface HealthOptions {
-  readonly db: Kysely<unknown>;
+export interface HealthOptions<DB> {
+  readonly db: Kysely<DB>;
   readonly timeoutMs?: number;
 }
 
-async function databaseReachable(db: Kysely<unknown>, timeoutMs: number): Promise<boolean> {
+async function databaseReachable<DB>(db: Kysely<DB>, timeoutMs: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), timeoutMs);
@@ -27,7 +27,7 @@ async function databaseReachable(db: Kysely<unknown>, timeoutMs: number): Promis
  * no write can be accepted. Kafka is deliberately not checked: while it is down the outbox keeps
  * accepting writes, which is the point of the pattern (R-DIST-OBX-3).
  */
-export function registerHealthRoutes(app: FastifyInstance, options: HealthOptions): void {
+export function registerHealthRoutes<DB>(app: FastifyInstance, options: HealthOptions<DB>): void {
   const timeoutMs = options.timeoutMs ?? 2000;
   app.get('/health/live', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
   app.get('/health/ready', { logLevel: 'warn' }, async (_request, reply) => {

@@ -13,6 +13,8 @@ const common = {
  * A careful API refuses both in the body; path and query strings are text, so they are coerced.
  */
 export function installStrictValidation(app: FastifyInstance): void {
+  // The API speaks JSON only: without fastify's text/plain parser, other types get a 415.
+  app.removeContentTypeParser('text/plain');
   const body = new Ajv({ ...common, coerceTypes: false });
   const text = new Ajv({ ...common, coerceTypes: 'array' });
   app.setValidatorCompiler(({ schema, httpPart }) =>

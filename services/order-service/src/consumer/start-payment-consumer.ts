@@ -1,0 +1,37 @@
+import { topics, validate } from '@outbox-inbox/contracts';
+import { startDedupConsumer, type OutboxMetrics, type Worker } from '@outbox-inbox/outbox';
+import type { Kafka } from 'kafkajs';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { OrderDatabase } from '../database/schema.ts';
+import { applyPaymentEvent } from './apply-payment-event.ts';
+
+/** Name of this receiver's rows in `processed_event`. */
+export const PAYMENT_CONSUMER_NAME = 'order-status';
+
+/**
+ * The `consumer` role: payment.events → order status, with the default receiver style
+ * (`processed_event` dedup in the same transaction as the update). Events that fail their
+ * contract are parked by the library, never applied.
+ */
+export async function startPaymentConsumer(deps: {
+  db: Kysely<OrderDatabase>;
+  kafka: Kafka;
+  logger: Logger;
+  metrics: OutboxMetrics;
+  groupId: string;
+}): Promise<Worker> {
+  return startDedupConsumer({
+    db: deps.db,
+    kafka: deps.kafka,
+    logger: deps.logger.child({ role: 'consumer' }),
+    metrics: deps.metrics,
+    options: {
+      groupId: deps.groupId,
+      topics: [topics.paymentEvents],
+      consumerName: PAYMENT_CONSUMER_NAME,
+      validate: (event) => validate(event.eventType, event.payload),
+    },
+    handle: applyPaymentEvent,
+  });
+}

@@ -1,0 +1,13 @@
+export { buildApp } from './app.ts';
+export type { OrderAppDeps } from './app.ts';
+export { parseConfig } from './config.ts';
+export type { OrderServiceConfig } from './config.ts';
+export { migrateDatabase, migrateToLatest, orderMigrations } from './database/migrations.ts';
+export type { OrderDatabase, OrderRow, OrderStatus, PaymentStatus } from './database/schema.ts';
+export { orderStatuses } from './database/schema.ts';
+export { applyPaymentEvent } from './consumer/apply-payment-event.ts';
+export { PAYMENT_CONSUMER_NAME, startPaymentConsumer } from './consumer/start-payment-consumer.ts';
+export { startOrderRelay } from './relay/start-order-relay.ts';
+export { orderRoles, rolesNeedKafka, startOrderService } from './roles.ts';
+export type { OrderRole, RunningOrderService } from './roles.ts';
+export type { OrderView, OrderPage } from './orders/order-schemas.ts';

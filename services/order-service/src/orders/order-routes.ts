@@ -1,0 +1,66 @@
+import { notFound } from '@outbox-inbox/service-kit';
+
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { OrderDatabase } from '../database/schema.ts';
+import { cancelOrder } from './cancel-order.ts';
+import { createOrder } from './create-order.ts';
+import { listOrders } from './list-orders.ts';
+import {
+  CreateOrderBody,
+  IdempotencyHeaders,
+  ListOrdersQuery,
+  OrderPage,
+  OrderParams,
+  OrderView,
+} from './order-schemas.ts';
+import { toOrderView } from './order-view.ts';
+
+export function registerOrderRoutes(
+  app: FastifyInstance,
+  deps: { db: Kysely<OrderDatabase> },
+): void {
+  const { db } = deps;
+
+  app.post<{ Body: CreateOrderBody; Headers: { 'idempotency-key'?: string } }>(
+    '/orders',
+    {
+      schema: { body: CreateOrderBody, headers: IdempotencyHeaders, response: { 201: OrderView } },
+    },
+    async (request, reply) => {
+      const result = await createOrder(db, request.body, request.headers['idempotency-key']);
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(result.status).send(result.body);
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/orders/:id/cancel',
+    { schema: { params: OrderParams, response: { 200: OrderView } } },
+    async (request) => {
+      const order = await cancelOrder(db, request.params.id);
+      if (!order) throw notFound('order', request.params.id);
+      return toOrderView(order);
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/orders/:id',
+    { schema: { params: OrderParams, response: { 200: OrderView } } },
+    async (request) => {
+      const order = await db
+        .selectFrom('orders')
+        .selectAll()
+        .where('id', '=', request.params.id)
+        .executeTakeFirst();
+      if (!order) throw notFound('order', request.params.id);
+      return toOrderView(order);
+    },
+  );
+
+  app.get<{ Querystring: ListOrdersQuery }>(
+    '/orders',
+    { schema: { querystring: ListOrdersQuery, response: { 200: OrderPage } } },
+    async (request) => listOrders(db, request.query),
+  );
+}
