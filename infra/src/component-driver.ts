@@ -59,12 +59,12 @@ const dockerDriver: ComponentDriver = {
 };
 
 const externalDriver: ComponentDriver = {
-  start: (record) => refuseChaos(record, 'start'),
-  stop: (record) => refuseChaos(record, 'stop'),
-  kill: (record) => refuseChaos(record, 'kill'),
-  wipe: (record) => refuseChaos(record, 'wipe'),
+  start: async (record) => refuseChaos(record, 'start'),
+  stop: async (record) => refuseChaos(record, 'stop'),
+  kill: async (record) => refuseChaos(record, 'kill'),
+  wipe: async (record) => refuseChaos(record, 'wipe'),
   // Someone else's server: `down` only forgets it.
-  remove: (record) => Promise.resolve(record),
+  remove: async (record) => record,
   status(record) {
     const { readiness } = record;
     const running =
