@@ -43,10 +43,15 @@ export async function enqueueMany<DB extends OutboxTables>(
   if (events.length === 0) return { eventIds: [] };
   const rows = events.map((event) => toRow(event));
   const db = outboxTrx(trx);
+  // pg_current_xact_id() first: the transaction gets its xid BEFORE it draws outbox ids, which
+  // is what the relay's commit-order fence relies on (see README, "Ordering"). The NOTIFY is
+  // only delivered at commit, so issuing it before the INSERT changes nothing.
+  await (
+    options.notify === false
+      ? sql`SELECT pg_current_xact_id()`
+      : sql`SELECT pg_current_xact_id(), pg_notify(${OUTBOX_CHANNEL}, '')`
+  ).execute(db);
   await db.insertInto('outbox_event').values(rows).execute();
-  if (options.notify !== false) {
-    await sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`.execute(db);
-  }
   return { eventIds: rows.map((row) => row.event_id) };
 }
 
