@@ -1,0 +1,69 @@
+import { createEnvReader } from '@outbox-inbox/service-kit';
+
+export interface PaymentServiceConfig {
+  readonly databaseUrl: string;
+  readonly databasePoolSize: number;
+  /** Empty when no role of this process talks to Kafka (api or processor alone). */
+  readonly kafkaBrokers: readonly string[];
+  readonly host: string;
+  readonly port: number;
+  readonly logLevel: string;
+  readonly kafkaClientId: string;
+  readonly consumerGroupId: string;
+  readonly relay: {
+    readonly batchSize: number;
+    readonly pollIntervalMs: number;
+    /** Fault injection for the e2e suite: chance that the relay SIGKILLs itself after a send. */
+    readonly crashAfterPublish: number;
+  };
+  readonly processor: {
+    readonly concurrency: number;
+    readonly maxAttempts: number;
+  };
+  readonly payments: {
+    /** Orders above this amount (minor units) fail: the simulated gateway's deterministic rule. */
+    readonly amountLimit: number;
+    /** Simulated gateway latency per payment: shows the inbox absorbing a burst. */
+    readonly latencyMs: number;
+  };
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Reads the configuration once, at start-up. Throws a ConfigError naming the first bad
+ * variable. Kafka settings are required only when a role that needs Kafka runs.
+ */
+export function parseConfig(
+  env: NodeJS.ProcessEnv,
+  options: { needsKafka: boolean },
+): PaymentServiceConfig {
+  const read = createEnvReader(env);
+  return Object.freeze({
+    databaseUrl: read.url('DATABASE_URL', ['postgres', 'postgresql']),
+    databasePoolSize: read.integer('DATABASE_POOL_SIZE', { default: 10, min: 1, max: 100 }),
+    kafkaBrokers: Object.freeze(options.needsKafka ? read.list('KAFKA_BROKERS') : []),
+    host: read.string('HOST', '0.0.0.0'),
+    port: read.integer('PORT', { default: 3002, min: 0, max: 65535 }),
+    logLevel: read.oneOf('LOG_LEVEL', logLevels, 'info'),
+    kafkaClientId: read.string('KAFKA_CLIENT_ID', 'payment-service'),
+    consumerGroupId: read.string('CONSUMER_GROUP_ID', 'payment-service'),
+    relay: Object.freeze({
+      batchSize: read.integer('RELAY_BATCH_SIZE', { default: 200, min: 1, max: 10_000 }),
+      pollIntervalMs: read.integer('RELAY_POLL_INTERVAL_MS', {
+        default: 500,
+        min: 10,
+        max: 60_000,
+      }),
+      crashAfterPublish: read.probability('FAULT_CRASH_AFTER_PUBLISH', 0),
+    }),
+    processor: Object.freeze({
+      concurrency: read.integer('PROCESSOR_CONCURRENCY', { default: 2, min: 1, max: 64 }),
+      maxAttempts: read.integer('PROCESSOR_MAX_ATTEMPTS', { default: 5, min: 1, max: 100 }),
+    }),
+    payments: Object.freeze({
+      amountLimit: read.integer('PAYMENT_AMOUNT_LIMIT', { default: 100_000, min: 0 }),
+      latencyMs: read.integer('PAYMENT_LATENCY_MS', { default: 0, min: 0, max: 60_000 }),
+    }),
+  });
+}

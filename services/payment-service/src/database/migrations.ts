@@ -1,0 +1,59 @@
+import { migrateOutbox } from '@outbox-inbox/outbox';
+import { createDatabase } from '@outbox-inbox/service-kit';
+import { sql, type Kysely } from 'kysely';
+import { Migrator, type Migration } from 'kysely/migration';
+import type { Logger } from 'pino';
+
+const payments0001: Migration = {
+  async up(db) {
+    await sql`CREATE TABLE payments (
+      id              uuid PRIMARY KEY,
+      order_id        uuid NOT NULL UNIQUE,
+      customer_id     text NOT NULL,
+      amount          bigint NOT NULL CHECK (amount > 0),
+      currency        char(3) NOT NULL,
+      status          text NOT NULL CHECK (status IN ('COMPLETED', 'FAILED', 'REFUNDED')),
+      failure_reason  text,
+      created_at      timestamptz NOT NULL DEFAULT now(),
+      updated_at      timestamptz NOT NULL DEFAULT now(),
+      refunded_at     timestamptz
+    )`.execute(db);
+    await sql`CREATE INDEX ix_payments_created_at ON payments(created_at DESC)`.execute(db);
+  },
+  async down(db) {
+    await sql`DROP TABLE payments`.execute(db);
+  },
+};
+
+export const paymentMigrations: Readonly<Record<string, Migration>> = Object.freeze({
+  '0001-payments': payments0001,
+});
+
+/**
+ * Brings the database to the latest schema: the outbox library's tables (tracked in their own
+ * migration table), then the service's. Safe to run on every start and from several processes.
+ */
+export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
+  await migrateOutbox(db);
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => ({ ...paymentMigrations }) },
+    migrationTableName: 'payment_service_migration',
+    migrationLockTableName: 'payment_service_migration_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName;
+    throw new Error(`payment-service migration ${failed ?? '(unknown)'} failed`, { cause: error });
+  }
+}
+
+/** Connects, migrates to the latest schema, disconnects: for start-up scripts and tests. */
+export async function migrateDatabase(options: { url: string; logger: Logger }): Promise<void> {
+  const db = createDatabase<unknown>({ url: options.url, poolSize: 1, logger: options.logger });
+  try {
+    await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
+}

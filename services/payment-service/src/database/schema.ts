@@ -1,0 +1,35 @@
+import type { OutboxTables } from '@outbox-inbox/outbox';
+import type { ColumnType, Insertable, Selectable } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>;
+/** int8 comes back from pg as a string. */
+type Int8 = ColumnType<string, number | string, number | string>;
+
+export const paymentStatuses = ['COMPLETED', 'FAILED', 'REFUNDED'] as const;
+export type PaymentStatus = (typeof paymentStatuses)[number];
+
+export interface PaymentsTable {
+  id: string;
+  /** UNIQUE: one payment per order, the last line of defence behind the inbox. */
+  order_id: string;
+  customer_id: string;
+  amount: Int8;
+  currency: string;
+  status: PaymentStatus;
+  failure_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  refunded_at: NullableTimestamp;
+}
+
+export interface PaymentDatabase extends OutboxTables {
+  payments: PaymentsTable;
+}
+
+export type PaymentRow = Selectable<PaymentsTable>;
+export type NewPaymentRow = Insertable<PaymentsTable>;

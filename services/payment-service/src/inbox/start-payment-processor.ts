@@ -1,0 +1,34 @@
+import { startInboxProcessor, type OutboxMetrics, type Worker } from '@outbox-inbox/outbox';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { PaymentServiceConfig } from '../config.ts';
+import type { PaymentDatabase } from '../database/schema.ts';
+import { handleOrderCancelled } from '../payments/handle-order-cancelled.ts';
+import { handleOrderCreated } from '../payments/handle-order-created.ts';
+
+/**
+ * The `processor` role: handles inbox rows (each order's events in order, each row in its own
+ * transaction with its effect and its outbox events); failures retry with backoff and end
+ * as dead rows instead of blocking other orders.
+ */
+export async function startPaymentProcessor(deps: {
+  db: Kysely<PaymentDatabase>;
+  logger: Logger;
+  metrics: OutboxMetrics;
+  config: PaymentServiceConfig;
+}): Promise<Worker> {
+  return startInboxProcessor({
+    db: deps.db,
+    logger: deps.logger.child({ role: 'processor' }),
+    metrics: deps.metrics,
+    listen: { connectionString: deps.config.databaseUrl },
+    handlers: {
+      OrderCreated: handleOrderCreated(deps.config.payments),
+      OrderCancelled: handleOrderCancelled(),
+    },
+    options: {
+      concurrency: deps.config.processor.concurrency,
+      maxAttempts: deps.config.processor.maxAttempts,
+    },
+  });
+}

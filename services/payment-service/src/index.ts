@@ -1,0 +1,18 @@
+export { buildApp } from './app.ts';
+export type { PaymentAppDeps } from './app.ts';
+export { parseConfig } from './config.ts';
+export type { PaymentServiceConfig } from './config.ts';
+export { migrateDatabase, migrateToLatest, paymentMigrations } from './database/migrations.ts';
+export type { PaymentDatabase, PaymentRow, PaymentStatus } from './database/schema.ts';
+export { paymentStatuses } from './database/schema.ts';
+export { decidePayment } from './payments/decide-payment.ts';
+export type { PaymentDecision } from './payments/decide-payment.ts';
+export { handleOrderCreated } from './payments/handle-order-created.ts';
+export type { PaymentRules } from './payments/handle-order-created.ts';
+export { handleOrderCancelled } from './payments/handle-order-cancelled.ts';
+export { startOrderInbox } from './inbox/start-order-inbox.ts';
+export { startPaymentProcessor } from './inbox/start-payment-processor.ts';
+export { startPaymentRelay } from './relay/start-payment-relay.ts';
+export { paymentRoles, rolesNeedKafka, startPaymentService } from './roles.ts';
+export type { PaymentRole, RunningPaymentService } from './roles.ts';
+export type { PaymentView } from './payments/payment-schemas.ts';
