@@ -16,4 +16,52 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // R-DIST-OBX-X1 / X2 (see ../shared/SPEC.md): services reach Kafka only through the outbox.
+    // Write handlers, after-commit hooks and every other module outside relay/ and
+    // infrastructure/ may not import kafkajs, create a producer or send: the relay publishes
+    // what a transaction wrote to the outbox, so nothing is sent that did not commit, and
+    // nothing that committed is lost while Kafka is down. Type-only imports are fine.
+    files: [
+      'services/*/src/**/*.ts',
+      'packages/service-kit/src/**/*.ts',
+      'packages/contracts/src/**/*.ts',
+    ],
+    ignores: ['**/relay/**', '**/infrastructure/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'kafkajs',
+              allowTypeImports: true,
+              message:
+                'R-DIST-OBX-X1: only relay/ and infrastructure/ modules use kafkajs; write the event to the outbox with enqueue(trx, ...) instead.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='producer']",
+          message:
+            'R-DIST-OBX-X1: Kafka producers are created only in relay/ and infrastructure/ modules; enqueue the event in the transaction instead.',
+        },
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(send|sendBatch)$/][callee.object.name=/producer/i]',
+          message:
+            'R-DIST-OBX-X1/X2: no Kafka send from a handler, a transaction or an after-commit hook; enqueue(trx, event) and let the relay publish.',
+        },
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(send|sendBatch)$/][callee.object.property.name=/producer/i]',
+          message:
+            'R-DIST-OBX-X1/X2: no Kafka send from a handler, a transaction or an after-commit hook; enqueue(trx, event) and let the relay publish.',
+        },
+      ],
+    },
+  },
 );
