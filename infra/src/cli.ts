@@ -20,10 +20,16 @@ const usage = `usage: pnpm stack <command> [options]
 
 options: --name <stack> (default: $STACK_NAME or "dev")`;
 
+/** Connection strings may carry a password (external provider): never print it. */
+function withoutPassword(value: string): string {
+  return value.replace(/(\/\/[^:/@]+:)[^@]+@/, '$1***@');
+}
+
 function printStatus(stack: Stack): void {
   console.log(`stack "${stack.name}"`);
   for (const component of stack.status()) {
     const endpoints = Object.entries(component.endpoints)
+      .map(([key, value]) => [key, withoutPassword(value)] as const)
       .map(([key, value]) => `${key}=${value}`)
       .join(' ');
     const state = component.running ? `running  pid ${component.pid}` : 'stopped';

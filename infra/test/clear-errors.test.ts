@@ -2,9 +2,12 @@ import net from 'node:net';
 import { describe, expect, inject, it } from 'vitest';
 import { InfraError, Stack, findFreePort } from '../src/index.ts';
 
-async function upError(options: Parameters<typeof Stack.up>[0]): Promise<InfraError> {
+/** These cases are about the local provider's own checks, whatever the machine has. */
+const localEnv = { ...process.env, STACK_PROVIDER: 'local' };
+
+async function upError(options: NonNullable<Parameters<typeof Stack.up>[0]>): Promise<InfraError> {
   try {
-    await Stack.up(options);
+    await Stack.up({ env: localEnv, ...options });
   } catch (error) {
     if (error instanceof InfraError) return error;
     throw error;
@@ -36,7 +39,7 @@ describe('clear errors', () => {
     const error = await upError({
       name: `no-pg-${process.pid}`,
       servers: ['postgres'],
-      env: { ...process.env, PG_BINDIR: '/nonexistent/bin' },
+      env: { ...localEnv, PG_BINDIR: '/nonexistent/bin' },
     });
     expect(error.code).toBe('POSTGRES_MISSING');
     expect(error.message).toContain('/nonexistent/bin');
@@ -46,7 +49,7 @@ describe('clear errors', () => {
     const error = await upError({
       name: `no-java-${process.pid}`,
       servers: ['kafka'],
-      env: { ...process.env, JAVA_HOME: '/nonexistent/jdk' },
+      env: { ...localEnv, JAVA_HOME: '/nonexistent/jdk' },
     });
     expect(error.code).toBe('JAVA_MISSING');
     expect(error.hint).toContain('JAVA_HOME');

@@ -26,7 +26,11 @@ function pidsUsing(folder: string): number[] {
 describe('two stacks side by side', () => {
   it('run on their own free ports, and down leaves no process behind', async () => {
     const names = [`side-a-${process.pid}`, `side-b-${process.pid}`];
-    const stacks = await Promise.all(names.map((name) => Stack.up({ name, kafkaHeapMb: 256 })));
+    const stacks = await Promise.all(
+      names.map((name) =>
+        Stack.up({ name, kafkaHeapMb: 256, env: { ...process.env, STACK_PROVIDER: 'local' } }),
+      ),
+    );
     const [a, b] = stacks;
     if (!a || !b) throw new Error('two stacks expected');
 
