@@ -2,7 +2,8 @@ import type { Logger } from '../logger.ts';
 
 /**
  * Logs a worker's health only when it changes (healthy → failing → healthy), so a relay
- * retrying every few seconds during a Kafka outage writes two lines, not thousands.
+ * retrying every few seconds during a Kafka outage writes two warn/info lines, not thousands
+ * (each retry is a debug line).
  */
 export class StateLog {
   readonly #logger: Logger;
@@ -22,10 +23,16 @@ export class StateLog {
   failed(what: string, error: unknown): void {
     this.#failures += 1;
     const reason = describe(error);
-    if (this.#failing !== reason) {
-      this.#logger.warn({ ...this.#context, err: error, what }, `${what} failing: ${reason}`);
-      this.#failing = reason;
+    if (this.#failing === undefined) {
+      this.#logger.warn({ ...this.#context, err: error }, `${what} failing, retrying: ${reason}`);
+    } else {
+      // Still failing, maybe differently (refused, then timed out): not a state change.
+      this.#logger.debug(
+        { ...this.#context, attempt: this.#failures },
+        `${what} still failing: ${reason}`,
+      );
     }
+    this.#failing = reason;
   }
 
   ok(what: string): void {
