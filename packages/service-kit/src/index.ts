@@ -5,6 +5,7 @@ export type { DatabaseOptions } from './database/create-database.ts';
 export { isDatabaseUnavailable } from './database/database-unavailable.ts';
 export { HttpError, notFound } from './http/http-error.ts';
 export { installErrorHandling } from './http/error-handling.ts';
+export { buildOpsApp } from './http/build-ops-app.ts';
 export { installStrictValidation } from './http/validator.ts';
 export { sendProblem } from './http/problem.ts';
 export type { FieldError, Problem } from './http/problem.ts';

@@ -6,7 +6,10 @@ export interface PaymentServiceConfig {
   /** Empty when no role of this process talks to Kafka (api or processor alone). */
   readonly kafkaBrokers: readonly string[];
   readonly host: string;
+  /** Port of the api role. */
   readonly port: number;
+  /** Health + metrics port of a process without the api role; none when unset. */
+  readonly opsPort: number | undefined;
   readonly logLevel: string;
   readonly kafkaClientId: string;
   readonly consumerGroupId: string;
@@ -45,6 +48,7 @@ export function parseConfig(
     kafkaBrokers: Object.freeze(options.needsKafka ? read.list('KAFKA_BROKERS') : []),
     host: read.string('HOST', '0.0.0.0'),
     port: read.integer('PORT', { default: 3002, min: 0, max: 65535 }),
+    opsPort: read.optionalInteger('OPS_PORT', { min: 0, max: 65535 }),
     logLevel: read.oneOf('LOG_LEVEL', logLevels, 'info'),
     kafkaClientId: read.string('KAFKA_CLIENT_ID', 'payment-service'),
     consumerGroupId: read.string('CONSUMER_GROUP_ID', 'payment-service'),

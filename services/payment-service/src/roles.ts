@@ -1,5 +1,6 @@
 import { createOutboxMetrics } from '@outbox-inbox/outbox';
 import {
+  buildOpsApp,
   createDatabase,
   createKafka,
   startInOrder,
@@ -22,7 +23,7 @@ export function rolesNeedKafka(roles: readonly PaymentRole[]): boolean {
 }
 
 export interface RunningPaymentService extends Stoppable {
-  /** Where the api listens (when the api role runs), e.g. http://127.0.0.1:3002. */
+  /** Where the api (or, without it, the health + metrics server) listens, e.g. http://127.0.0.1:3002. */
   readonly url: string | undefined;
 }
 
@@ -66,6 +67,15 @@ export async function startPaymentService(options: {
           async () => {
             const app = buildApp({ db, logger: logger.child({ role: 'api' }), registry });
             url = await app.listen({ host: config.host, port: config.port });
+            return { stop: () => app.close() };
+          },
+        ]
+      : []),
+    ...(!roles.includes('api') && config.opsPort !== undefined
+      ? [
+          async () => {
+            const app = buildOpsApp({ db, logger: logger.child({ role: 'ops' }), registry });
+            url = await app.listen({ host: config.host, port: config.opsPort });
             return { stop: () => app.close() };
           },
         ]

@@ -23,6 +23,8 @@ export interface IntegerRule {
 export interface EnvReader {
   string(name: string, fallback?: string): string;
   integer(name: string, rule?: IntegerRule): number;
+  /** Undefined when unset; validated like {@link integer} when set. */
+  optionalInteger(name: string, rule?: Omit<IntegerRule, 'default'>): number | undefined;
   probability(name: string, fallback: number): number;
   list(name: string, fallback?: readonly string[]): string[];
   url(name: string, protocols: readonly string[], fallback?: string): string;
@@ -52,6 +54,9 @@ export function createEnvReader(env: NodeJS.ProcessEnv): EnvReader {
         throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
       }
       return parsed;
+    },
+    optionalInteger(name, rule = {}) {
+      return raw(name) === undefined ? undefined : this.integer(name, rule);
     },
     probability(name, fallback) {
       const value = raw(name);
