@@ -5,5 +5,6 @@ export { InfraError } from './errors.ts';
 export type { InfraErrorCode } from './errors.ts';
 export { pollUntil } from './poll.ts';
 export { findFreePort } from './ports.ts';
+export { devPorts } from './dev-ports.ts';
 export { findRepoRoot, stacksHome } from './state-file.ts';
 export type { Readiness, StackState, ComponentRecord } from './state-file.ts';
