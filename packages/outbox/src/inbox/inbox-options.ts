@@ -8,7 +8,6 @@ export interface InboxWriterOptions {
   readonly validate?: EventValidator;
   /** Where a new consumer group starts; default true, so nothing enqueued earlier is skipped. */
   readonly fromBeginning?: boolean;
-  readonly clientId?: string;
   /** Pacing of reconnects after a crash or a failed batch. */
   readonly backoff?: Partial<BackoffOptions>;
 }

@@ -3,6 +3,9 @@ import type { Logger } from '../logger.ts';
 import { backoffDelay, type BackoffOptions } from './backoff.ts';
 import { Wakeup } from './wakeup.ts';
 
+/** Connection settings of the dedicated LISTEN connection (a `pg.Client`). */
+export type ListenConfig = pg.ClientConfig;
+
 export interface ListenerDeps {
   readonly config: pg.ClientConfig;
   readonly channel: string;

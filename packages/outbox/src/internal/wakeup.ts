@@ -1,28 +1,30 @@
 /**
- * A wait that ends early when `wake()` is called. A wake that arrives while nobody waits is
- * remembered, so a NOTIFY received mid-batch makes the next wait return at once.
+ * A wait that ends early when `wake()` is called; every current waiter wakes. A wake that
+ * arrives while nobody waits is remembered, so a NOTIFY received mid-batch makes the next
+ * wait return at once.
  */
 export class Wakeup {
   #pending = false;
-  #resolve: (() => void) | undefined;
+  readonly #waiters = new Set<() => void>();
 
   wake(): void {
-    this.#pending = true;
-    this.#resolve?.();
+    if (this.#waiters.size === 0) this.#pending = true;
+    for (const resolve of this.#waiters) resolve();
   }
 
   async wait(ms: number): Promise<void> {
-    if (!this.#pending) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, ms);
-        function done(): void {
-          clearTimeout(timer);
-          resolve();
-        }
-        this.#resolve = done;
-      });
-      this.#resolve = undefined;
+    if (this.#pending) {
+      this.#pending = false;
+      return;
     }
-    this.#pending = false;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#waiters.add(done);
+    });
   }
 }

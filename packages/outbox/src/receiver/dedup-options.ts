@@ -8,7 +8,6 @@ export interface DedupConsumerOptions {
   readonly consumerName: string;
   readonly validate?: EventValidator;
   readonly fromBeginning?: boolean;
-  readonly clientId?: string;
   /**
    * Handler failures (with PostgreSQL reachable) before the message is parked and the
    * partition moves on. Failures while PostgreSQL is down are not counted: they retry forever.

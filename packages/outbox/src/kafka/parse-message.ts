@@ -1,0 +1,62 @@
+import type { KafkaMessage } from 'kafkajs';
+import { isUuid } from '../outbox/uuid-v7.ts';
+import { EVENT_HEADERS, headersToStrings } from './event-headers.ts';
+import type { EventValidator, ReceivedEvent } from './received-event.ts';
+
+export type ParseResult =
+  | { readonly ok: true; readonly event: ReceivedEvent }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Turns a Kafka message into an event, or into the reason it cannot be one (then it is
+ * parked). Never throws: garbage on a topic must not crash or block a consumer.
+ */
+export function parseMessage(
+  topic: string,
+  partition: number,
+  message: KafkaMessage,
+  validate?: EventValidator,
+): ParseResult {
+  const headers = headersToStrings(message.headers);
+  const eventId = headers[EVENT_HEADERS.eventId];
+  if (eventId === undefined) return { ok: false, reason: 'missing header event_id' };
+  if (!isUuid(eventId))
+    return { ok: false, reason: `header event_id is not a UUID: ${eventId.slice(0, 80)}` };
+  const eventType = headers[EVENT_HEADERS.eventType];
+  if (!eventType) return { ok: false, reason: 'missing header event_type' };
+  if (message.value === null) return { ok: false, reason: 'empty message value (tombstone)' };
+  let payload: unknown;
+  try {
+    payload = JSON.parse(message.value.toString('utf8'));
+  } catch (error) {
+    return {
+      ok: false,
+      reason: `value is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+  const occurred = new Date(headers[EVENT_HEADERS.occurredAt] ?? Number(message.timestamp));
+  const event: ReceivedEvent = {
+    eventId: eventId.toLowerCase(),
+    eventType,
+    aggregateType: headers[EVENT_HEADERS.aggregateType] ?? '',
+    aggregateId: headers[EVENT_HEADERS.aggregateId] ?? '',
+    // Keyless messages keep their partition's order under one synthetic key.
+    partitionKey: message.key?.toString('utf8') ?? `${topic}/${partition}`,
+    payload,
+    occurredAt: Number.isNaN(occurred.getTime()) ? new Date(Number(message.timestamp)) : occurred,
+    topic,
+    partition,
+    offset: message.offset,
+    headers,
+  };
+  if (validate) {
+    let reason: string | undefined;
+    try {
+      reason = validate(event);
+    } catch (error) {
+      reason = `validator threw: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    if (reason !== undefined) return { ok: false, reason };
+  }
+  return { ok: true, event };
+}
