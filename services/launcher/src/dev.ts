@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+/**
+ * `pnpm dev`: PostgreSQL, Kafka, migrations and every role of both services, each role its own
+ * supervised process of the `dev` stack (so `pnpm stack kill order-relay` works from another
+ * shell). Stays in the foreground; Ctrl-C stops everything.
+ */
+import { InfraError, Stack, devPorts } from '@outbox-inbox/infra';
+import { componentNames } from './service-components.ts';
+import { startServices } from './start-services.ts';
+
+const name = process.env['STACK_NAME'] ?? 'dev';
+const started = Date.now();
+const reaped = await Stack.reapOrphans();
+if (reaped.length > 0) console.log(`stopped leftovers of crashed runs: ${reaped.join(', ')}`);
+console.log('starting PostgreSQL and Kafka (the first run resolves Kafka from Maven Central)…');
+
+let stack: Stack | undefined;
+try {
+  stack = await Stack.up({ name, ports: devPorts() });
+  console.log('migrating the databases and starting the services…');
+  const services = await startServices(stack, {
+    // A little simulated gateway latency, so a burst visibly queues in the payment inbox.
+    env: { PAYMENT_LATENCY_MS: process.env['PAYMENT_LATENCY_MS'] ?? '20' },
+  });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`
+The system is up (${seconds} s).
+
+  order-service    ${services.orderApiUrl}    POST /orders, POST /orders/:id/cancel, GET /orders[/:id]
+  payment-service  ${services.paymentApiUrl}    GET /payments?orderId=, GET /payments/:id
+  metrics          ${services.orderApiUrl}/metrics, ${services.paymentApiUrl}/metrics
+  PostgreSQL       ${services.orderDatabaseUrl}
+                   ${services.paymentDatabaseUrl}
+  Kafka            ${stack.kafkaBrokers.join(',')}
+
+Try it:
+  curl -s -X POST ${services.orderApiUrl}/orders -H 'content-type: application/json' \\
+       -d '{"customerId":"c-1","amount":4200,"currency":"EUR"}'
+  curl -s ${services.orderApiUrl}/orders/<id>
+  pnpm demo
+
+Break it (from another shell):
+  pnpm stack status
+  pnpm stack kill kafka          pnpm stack start kafka
+  pnpm stack kill order-relay    pnpm stack start order-relay
+  pnpm stack logs payment-processor --follow
+  components: ${componentNames.join(', ')}
+
+Ctrl-C stops everything.`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  console.log('\nstopping…');
+  await stack.down();
+  console.log('stopped');
+} catch (error) {
+  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+  if (error instanceof InfraError) {
+    if (error.hint) console.error(`  fix: ${error.hint}`);
+    if (error.logFile) console.error(`  log: ${error.logFile}`);
+  }
+  await stack?.down().catch(() => undefined);
+  process.exitCode = 1;
+}
