@@ -111,6 +111,10 @@ function serverProperties(options: {
     'transaction.state.log.min.isr=1',
     'transaction.state.log.num.partitions=6',
     'group.initial.rebalance.delay.ms=0',
+    // After a SIGKILL the restarted broker is refused (DUPLICATE_BROKER_REGISTRATION) until the
+    // dead incarnation's session expires: 9 s by default, 2 s here.
+    'broker.session.timeout.ms=2000',
+    'broker.heartbeat.interval.ms=500',
     'auto.create.topics.enable=true',
     '',
   ].join('\n');
