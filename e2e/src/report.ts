@@ -1,0 +1,79 @@
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** What one scenario measured: the counts that show the faults really happened. */
+export interface ScenarioCounts {
+  readonly scenario: string;
+  readonly ordersAccepted: number;
+  readonly ordersRefused: number;
+  readonly eventsPublished: number;
+  readonly duplicatesDelivered: number;
+  readonly duplicatesDroppedByInbox: number;
+  readonly duplicatesDroppedByDedup: number;
+  readonly largestBacklog: number;
+  readonly drainSeconds: number;
+  readonly faults: readonly string[];
+  readonly passed: boolean;
+}
+
+const reportDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../report');
+const jsonFile = path.join(reportDir, 'latest.json');
+
+const columns: readonly [keyof ScenarioCounts, string][] = [
+  ['scenario', 'scenario'],
+  ['ordersAccepted', 'orders accepted'],
+  ['ordersRefused', 'refused'],
+  ['eventsPublished', 'events published'],
+  ['duplicatesDelivered', 'duplicates delivered'],
+  ['duplicatesDroppedByInbox', 'dropped by inbox'],
+  ['duplicatesDroppedByDedup', 'dropped by dedup'],
+  ['largestBacklog', 'largest backlog'],
+  ['drainSeconds', 'drain s'],
+  ['faults', 'faults injected'],
+  ['passed', 'invariants'],
+];
+
+function cell(value: ScenarioCounts[keyof ScenarioCounts]): string {
+  if (Array.isArray(value)) return value.join(', ');
+  if (typeof value === 'boolean') return value ? 'held' : 'BROKEN';
+  return String(value);
+}
+
+export function markdownTable(rows: readonly ScenarioCounts[]): string {
+  const header = `| ${columns.map(([, title]) => title).join(' | ')} |`;
+  const rule = `| ${columns.map(() => '---').join(' | ')} |`;
+  const body = rows.map((row) => `| ${columns.map(([key]) => cell(row[key])).join(' | ')} |`);
+  return [header, rule, ...body].join('\n');
+}
+
+/**
+ * Records one scenario's counts in e2e/report/latest.json and rewrites latest.md.
+ * The suite's first scenario starts a fresh report.
+ */
+export function recordScenario(counts: ScenarioCounts, options: { fresh?: boolean } = {}): void {
+  mkdirSync(reportDir, { recursive: true });
+  const previous: ScenarioCounts[] =
+    !options.fresh && existsSync(jsonFile)
+      ? (JSON.parse(readFileSync(jsonFile, 'utf8')) as ScenarioCounts[])
+      : [];
+  const rows = [...previous.filter((row) => row.scenario !== counts.scenario), counts].sort(
+    (a, b) => a.scenario.localeCompare(b.scenario),
+  );
+  writeFileSync(jsonFile, `${JSON.stringify(rows, null, 2)}\n`);
+  const markdown = [
+    '# Resilience suite: latest run',
+    '',
+    `${new Date().toISOString()}, ${process.platform}/${process.arch}, Node ${process.versions.node}`,
+    '',
+    markdownTable(rows),
+    '',
+  ].join('\n');
+  writeFileSync(path.join(reportDir, 'latest.md'), markdown);
+}
+
+export function readReport(): ScenarioCounts[] {
+  return existsSync(jsonFile)
+    ? (JSON.parse(readFileSync(jsonFile, 'utf8')) as ScenarioCounts[])
+    : [];
+}

@@ -1,0 +1,77 @@
+import { Kafka, logLevel } from 'kafkajs';
+
+export interface TopicMessage {
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: string;
+  readonly eventId: string;
+  readonly eventType: string;
+}
+
+function header(value: Buffer | string | (Buffer | string)[] | undefined): string {
+  if (value === undefined) return '';
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined ? '' : first.toString();
+}
+
+/**
+ * Reads a topic from the beginning up to its high watermarks at the time of the call, in
+ * partition order, with a throwaway consumer group: the suite's view of what was delivered.
+ */
+export async function readWholeTopic(
+  brokers: readonly string[],
+  topic: string,
+): Promise<TopicMessage[]> {
+  const kafka = new Kafka({
+    clientId: 'e2e-reader',
+    brokers: [...brokers],
+    logLevel: logLevel.NOTHING,
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
+  const remaining = new Map(
+    ends
+      .filter((end) => end.high !== end.low && Number(end.high) > 0)
+      .map((end) => [end.partition, BigInt(end.high)]),
+  );
+  const messages: TopicMessage[] = [];
+  if (remaining.size === 0) return messages;
+
+  const consumer = kafka.consumer({ groupId: `e2e-reader-${topic}-${process.pid}-${Date.now()}` });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`reading ${topic}: ${remaining.size} partitions unfinished`)),
+        120_000,
+      );
+      void consumer
+        .run({
+          eachMessage: async ({ partition, message }) => {
+            messages.push({
+              partition,
+              offset: message.offset,
+              key: message.key?.toString() ?? '',
+              eventId: header(message.headers?.['event_id']),
+              eventType: header(message.headers?.['event_type']),
+            });
+            const end = remaining.get(partition);
+            if (end !== undefined && BigInt(message.offset) + 1n >= end)
+              remaining.delete(partition);
+            if (remaining.size === 0) {
+              clearTimeout(timer);
+              resolve();
+            }
+          },
+        })
+        .catch(reject);
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return messages.sort(
+    (a, b) => a.partition - b.partition || Number(BigInt(a.offset) - BigInt(b.offset)),
+  );
+}

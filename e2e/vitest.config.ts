@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    // Each scenario starts its own PostgreSQL, Kafka and nine service processes: one at a time.
+    fileParallelism: false,
+    testTimeout: 300_000,
+    hookTimeout: 180_000,
+    reporters: ['default'],
+  },
+});
