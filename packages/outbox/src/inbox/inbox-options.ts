@@ -8,6 +8,10 @@ export interface InboxWriterOptions {
   readonly validate?: EventValidator;
   /** Where a new consumer group starts; default true, so nothing enqueued earlier is skipped. */
   readonly fromBeginning?: boolean;
+  /** kafkajs session timeout (default 30000): how long a dead member holds its partitions. */
+  readonly sessionTimeoutMs?: number;
+  /** Longest a fetch waits for data (default 1000): bounds stop() and idle latency. */
+  readonly maxWaitTimeMs?: number;
   /** Pacing of reconnects after a crash or a failed batch. */
   readonly backoff?: Partial<BackoffOptions>;
 }

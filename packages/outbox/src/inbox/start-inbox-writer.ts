@@ -1,7 +1,11 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { sql, type Kysely } from 'kysely';
 import { commitOffset } from '../kafka/commit-offset.ts';
-import { DEFAULT_CONSUMER_BACKOFF, superviseConsumer } from '../kafka/supervise-consumer.ts';
+import {
+  consumerConfig,
+  DEFAULT_CONSUMER_BACKOFF,
+  superviseConsumer,
+} from '../kafka/supervise-consumer.ts';
 import { parkMessages, type ParkItem } from '../kafka/park.ts';
 import { parseMessage } from '../kafka/parse-message.ts';
 import type { ReceivedEvent } from '../kafka/received-event.ts';
@@ -117,7 +121,7 @@ export async function startInboxWriter<DB extends OutboxTables>(
   return superviseConsumer({
     kafka: deps.kafka,
     name: 'inbox writer',
-    config: { groupId: options.groupId },
+    config: consumerConfig(options),
     topics: options.topics,
     fromBeginning: options.fromBeginning ?? true,
     logger,

@@ -17,6 +17,21 @@ export interface SupervisedConsumer {
   readonly run: (consumer: Consumer) => Promise<void>;
 }
 
+/** kafkajs consumer settings from the library's options (defaults in one place). */
+export function consumerConfig(options: {
+  readonly groupId: string;
+  readonly sessionTimeoutMs?: number;
+  readonly maxWaitTimeMs?: number;
+}): ConsumerConfig {
+  const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
+  return {
+    groupId: options.groupId,
+    sessionTimeout,
+    heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 10)),
+    maxWaitTimeInMs: options.maxWaitTimeMs ?? 1000,
+  };
+}
+
 export const DEFAULT_CONSUMER_BACKOFF: BackoffOptions = Object.freeze({
   initialMs: 200,
   maxMs: 10_000,

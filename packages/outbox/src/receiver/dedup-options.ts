@@ -8,6 +8,10 @@ export interface DedupConsumerOptions {
   readonly consumerName: string;
   readonly validate?: EventValidator;
   readonly fromBeginning?: boolean;
+  /** kafkajs session timeout (default 30000): how long a dead member holds its partitions. */
+  readonly sessionTimeoutMs?: number;
+  /** Longest a fetch waits for data (default 1000): bounds stop() and idle latency. */
+  readonly maxWaitTimeMs?: number;
   /**
    * Handler failures (with PostgreSQL reachable) before the message is parked and the
    * partition moves on. Failures while PostgreSQL is down are not counted: they retry forever.

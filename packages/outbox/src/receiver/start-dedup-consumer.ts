@@ -4,7 +4,11 @@ import { commitOffset } from '../kafka/commit-offset.ts';
 import { parkMessages } from '../kafka/park.ts';
 import { parseMessage } from '../kafka/parse-message.ts';
 import type { ReceivedEvent } from '../kafka/received-event.ts';
-import { DEFAULT_CONSUMER_BACKOFF, superviseConsumer } from '../kafka/supervise-consumer.ts';
+import {
+  consumerConfig,
+  DEFAULT_CONSUMER_BACKOFF,
+  superviseConsumer,
+} from '../kafka/supervise-consumer.ts';
 import { backoffDelay } from '../internal/backoff.ts';
 import { Abandoned, retryInPlace } from '../internal/retry-in-place.ts';
 import { describe, StateLog } from '../internal/state-log.ts';
@@ -142,7 +146,7 @@ export async function startDedupConsumer<DB extends OutboxTables>(
   return superviseConsumer({
     kafka: deps.kafka,
     name: 'dedup consumer',
-    config: { groupId: options.groupId },
+    config: consumerConfig(options),
     topics: options.topics,
     fromBeginning: options.fromBeginning ?? true,
     logger,

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Stack } from '@outbox-inbox/infra';
-import { Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
-import { Kysely, PostgresDialect } from 'kysely';
+import {
+  Kafka,
+  logLevel,
+  Partitioners,
+  type Consumer,
+  type KafkaMessage,
+  type Message,
+} from 'kafkajs';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { inject } from 'vitest';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
 import { createPgPool, migrateOutbox, type Logger, type OutboxTables } from '../../src/index.ts';
@@ -17,7 +24,7 @@ export function recordingLogger(): Logger & {
     (level: string) =>
     (obj: object, msg = ''): void => {
       lines.push({ level, msg, obj });
-      if (process.env['OUTBOX_TEST_LOG']) console.log(level, msg);
+      if (process.env['OUTBOX_TEST_LOG']) console.log(new Date().toISOString(), level, msg);
     };
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
@@ -130,4 +137,42 @@ export function checkOrder(
     if (actual.join() !== expected.slice(0, actual.length).join()) outOfOrder.push(key);
   }
   return { duplicates, outOfOrder, missing };
+}
+
+/** Sends messages the way a relay would shape them (or deliberately not). */
+export async function produce(kafka: Kafka, topic: string, messages: Message[]): Promise<void> {
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  try {
+    await producer.send({ topic, messages, acks: -1 });
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** A well-formed event message, as the relay publishes it. */
+export function eventMessage(
+  key: string,
+  eventType: string,
+  payload: unknown,
+  eventId: string = randomUUID(),
+): Message & { eventId: string } {
+  return {
+    eventId,
+    key,
+    value: JSON.stringify(payload),
+    headers: {
+      event_id: eventId,
+      event_type: eventType,
+      aggregate_type: 'order',
+      aggregate_id: key,
+      occurred_at: new Date().toISOString(),
+    },
+  };
+}
+
+/** `SELECT count(*) FROM <from>`, e.g. `count(db, "inbox_event WHERE processed")`. */
+export async function count(db: Kysely<OutboxTables>, from: string): Promise<number> {
+  const result = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.raw(from)}`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
 }
