@@ -47,10 +47,13 @@ Break it (from another shell):
   components: ${componentNames.join(', ')}
 
 Ctrl-C stops everything.`);
+  // Signal listeners alone do not keep Node's event loop alive; this timer does, until a signal.
+  const keepAlive = setInterval(() => undefined, 60_000);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  clearInterval(keepAlive);
   console.log('\nstopping…');
   await stack.down();
   console.log('stopped');
