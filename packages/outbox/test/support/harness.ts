@@ -176,3 +176,31 @@ export async function count(db: Kysely<OutboxTables>, from: string): Promise<num
   const result = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.raw(from)}`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
 }
+
+export interface InboxSeed {
+  readonly key: string;
+  readonly eventType: string;
+  readonly payload?: unknown;
+}
+
+/** Inserts inbox rows directly (as the writer would), in array order; returns their event ids. */
+export async function seedInbox(
+  db: Kysely<OutboxTables>,
+  seeds: readonly InboxSeed[],
+): Promise<string[]> {
+  const rows = seeds.map((seed, i) => ({
+    event_id: randomUUID(),
+    consumer_group: 'test',
+    event_type: seed.eventType,
+    aggregate_type: 'order',
+    aggregate_id: seed.key,
+    partition_key: seed.key,
+    payload: JSON.stringify(seed.payload ?? {}),
+    topic: 'seeded',
+    kafka_partition: 0,
+    kafka_offset: i,
+    occurred_at: new Date(),
+  }));
+  await db.insertInto('inbox_event').values(rows).execute();
+  return rows.map((row) => row.event_id);
+}
