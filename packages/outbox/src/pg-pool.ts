@@ -11,5 +11,12 @@ export function createPgPool(config: pg.PoolConfig, logger: Logger): pg.Pool {
   pool.on('error', (error) => {
     logger.warn({ err: error }, `idle PostgreSQL connection lost: ${error.message}`);
   });
+  // A checked-out client (a relay transaction waiting on Kafka) has no pool listener: its
+  // 'error' would end the process. Its pending query fails anyway; the pool drops it on release.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      logger.warn({ err: error }, `PostgreSQL connection lost while in use: ${error.message}`);
+    });
+  });
   return pool;
 }

@@ -23,5 +23,13 @@ export function createDatabase<DB>(options: DatabaseOptions): Kysely<DB> {
   pool.on('error', (error) => {
     options.logger.warn({ err: error }, 'idle database connection lost');
   });
+  // A client checked out of the pool (a transaction waiting on Kafka, a LISTEN) has no pool
+  // listener: when the server dies it emits 'error' on itself, which would crash the process.
+  // Its pending query is rejected anyway, and the pool discards it once it is released.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      options.logger.warn({ err: error }, 'database connection lost while in use');
+    });
+  });
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
