@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { pollUntil } from '@outbox-inbox/infra';
+import { sql, type Kysely } from 'kysely';
+import { Registry } from 'prom-client';
+import {
+  createOutboxMetrics,
+  OutboxError,
+  runOnce,
+  startDedupConsumer,
+  type OutboxTables,
+} from '../../src/index.ts';
+import {
+  count,
+  createKafka,
+  createTestDb,
+  createTopic,
+  eventMessage,
+  produce,
+  recordingLogger,
+  type TestDb,
+} from '../support/harness.ts';
+
+interface OrderTable {
+  id: string;
+  status: string;
+  payments: number;
+}
+type Db = OutboxTables & { orders: OrderTable };
+
+let testDb: TestDb;
+let db: Kysely<Db>;
+beforeAll(async () => {
+  testDb = await createTestDb('dedup');
+  db = testDb.db.withTables<{ orders: OrderTable }>();
+  await sql`CREATE TABLE orders (id text PRIMARY KEY, status text NOT NULL, payments integer NOT NULL DEFAULT 0)`.execute(
+    db,
+  );
+});
+afterAll(async () => {
+  await testDb.destroy();
+});
+
+it('runOnce applies the effect once per (consumer, event), also under concurrent repeats', async () => {
+  await db.insertInto('orders').values({ id: 'o1', status: 'new', payments: 0 }).execute();
+  const eventId = '0190f5e4-0000-7000-8000-000000000001';
+  const pay = () =>
+    db.transaction().execute((trx) =>
+      runOnce(trx, 'payments', eventId, async () => {
+        await trx
+          .updateTable('orders')
+          .set((eb) => ({ payments: eb('payments', '+', 1) }))
+          .where('id', '=', 'o1')
+          .execute();
+      }),
+    );
+  const results = await Promise.all([pay(), pay(), pay()]);
+  expect(results.filter(Boolean)).toHaveLength(1);
+  expect(await pay()).toBe(false);
+  // Another consumer of the same event has its own dedup row.
+  expect(
+    await db.transaction().execute((trx) => runOnce(trx, 'audit', eventId, async () => {})),
+  ).toBe(true);
+  // An effect that fails rolls back its dedup row too: the repeat applies it.
+  await expect(
+    db.transaction().execute((trx) =>
+      runOnce(trx, 'flaky', eventId, async () => {
+        throw new Error('effect failed');
+      }),
+    ),
+  ).rejects.toThrow('effect failed');
+  expect(
+    await db.transaction().execute((trx) => runOnce(trx, 'flaky', eventId, async () => {})),
+  ).toBe(true);
+  const order = await db
+    .selectFrom('orders')
+    .selectAll()
+    .where('id', '=', 'o1')
+    .executeTakeFirstOrThrow();
+  expect(order.payments).toBe(1);
+  // @ts-expect-error runOnce needs the effect's transaction
+  await expect(runOnce(db, 'payments', eventId, async () => {})).rejects.toBeInstanceOf(
+    OutboxError,
+  );
+});
+
+it('the dedup consumer applies each event once, counts repeats, parks garbage and poison, keeps going', async () => {
+  const kafka = createKafka();
+  const topic = await createTopic(kafka, 'dedup', 2);
+  const registry = new Registry();
+  const metrics = createOutboxMetrics(registry, testDb.db);
+  const orderIds = Array.from({ length: 10 }, (_, i) => `order-${i}`);
+  await db
+    .insertInto('orders')
+    .values(orderIds.map((id) => ({ id, status: 'new', payments: 0 })))
+    .execute();
+
+  const paid = orderIds.map((id) => eventMessage(id, 'PaymentSucceeded', { orderId: id }));
+  const poison = eventMessage('order-0', 'PaymentSucceeded', { orderId: 'does-not-exist' });
+  await produce(kafka, topic, [
+    ...paid.slice(0, 5),
+    {
+      key: 'order-1',
+      value: '%%%',
+      headers: { event_id: paid[1]?.eventId ?? '', event_type: 'PaymentSucceeded' },
+    },
+    poison,
+    ...paid, // the first five arrive twice
+  ]);
+
+  const consumer = await startDedupConsumer<Db>({
+    db,
+    kafka,
+    logger: recordingLogger(),
+    metrics,
+    options: {
+      groupId: `orders-${topic}`,
+      topics: [topic],
+      consumerName: 'order-status',
+      maxAttempts: 2,
+      backoff: { initialMs: 20, maxMs: 100 },
+      sessionTimeoutMs: 10_000,
+    },
+    handle: async (trx, event) => {
+      const { orderId } = event.payload as { orderId: string };
+      const updated = await trx
+        .updateTable('orders')
+        .set((eb) => ({ status: 'paid', payments: eb('payments', '+', 1) }))
+        .where('id', '=', orderId)
+        .executeTakeFirst();
+      if (updated.numUpdatedRows !== 1n) throw new Error(`order ${orderId} not found`);
+    },
+  });
+  await pollUntil(
+    async () =>
+      (await count(testDb.db, "orders WHERE status = 'paid'")) === 10 &&
+      (await count(testDb.db, 'parked_message')) === 2,
+    {
+      timeoutMs: 30_000,
+      description: 'all orders paid and two messages parked',
+    },
+  );
+  // Produced after the poison: the partition was not blocked.
+  const late = eventMessage('order-0', 'PaymentSucceeded', { orderId: 'order-0' });
+  await produce(kafka, topic, [late]);
+  await pollUntil(
+    async () =>
+      (
+        await db
+          .selectFrom('orders')
+          .select('payments')
+          .where('id', '=', 'order-0')
+          .executeTakeFirst()
+      )?.payments === 2,
+    {
+      timeoutMs: 20_000,
+      description: 'a later event on the poisoned key to be applied',
+    },
+  );
+  await consumer.stop();
+
+  const orders = await db
+    .selectFrom('orders')
+    .selectAll()
+    .where('id', 'in', orderIds)
+    .orderBy('id')
+    .execute();
+  expect(orders.map((o) => o.payments)).toEqual([2, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+  const parked = await db
+    .selectFrom('parked_message')
+    .select(['reason', 'consumer'])
+    .orderBy('id')
+    .execute();
+  expect(parked).toEqual(
+    expect.arrayContaining([
+      { consumer: 'order-status', reason: expect.stringContaining('not JSON') },
+      { consumer: 'order-status', reason: expect.stringContaining('handler failed 2 times') },
+    ]),
+  );
+  const scrape = await registry.metrics();
+  expect(scrape).toMatch(/^processed_event_applied_total\{consumer="order-status"\} 11$/m);
+  expect(scrape).toMatch(/^processed_event_duplicates_total\{consumer="order-status"\} 5$/m);
+  expect(scrape).toMatch(/^parked_messages_total\{consumer="order-status"\} 2$/m);
+});
