@@ -46,6 +46,7 @@ export async function runScenario(
   const supervisor = superviseRoles(system);
   const observer = observe(system);
   const faults: string[] = [];
+  let failed = false;
   try {
     const load = startLoad({
       baseUrl: system.orderUrl,
@@ -88,12 +89,17 @@ export async function runScenario(
       ],
       passed: invariants.violations.length === 0,
     };
+    failed = !counts.passed;
     recordScenario(counts);
     console.log(`[${name}]`, JSON.stringify(counts));
     return { counts, invariants, load: loadResult, restarts };
+  } catch (error) {
+    failed = true;
+    throw error;
   } finally {
     await supervisor.stop();
     await observer.stop().catch(() => undefined);
-    await system.down();
+    // A failed scenario keeps every process's log under .stack/ for the post-mortem.
+    await system.down({ keepLogs: failed || process.env['E2E_KEEP_LOGS'] === '1' });
   }
 }

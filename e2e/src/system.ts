@@ -36,7 +36,8 @@ export interface System {
   readonly orderDb: pg.Pool;
   readonly paymentDb: pg.Pool;
   readonly roles: readonly RoleProcess[];
-  down(): Promise<void>;
+  /** Stops every process and server; `keepLogs` leaves the stack's folder for a post-mortem. */
+  down(options?: { keepLogs?: boolean }): Promise<void>;
 }
 
 const root = findRepoRoot();
@@ -70,10 +71,14 @@ export async function createTopics(brokers: readonly string[], partitions: numbe
   }
 }
 
-function pool(connectionString: string): pg.Pool {
+/**
+ * A pool for the suite's own reads. The suite restarts PostgreSQL under it: a lost connection,
+ * idle or checked out, must not end the test process.
+ */
+export function resilientPool(connectionString: string): pg.Pool {
   const created = new pg.Pool({ connectionString, max: 4 });
-  // The suite restarts PostgreSQL under this pool: an idle client's error is expected.
   created.on('error', () => undefined);
+  created.on('connect', (client) => client.on('error', () => undefined));
   return created;
 }
 
@@ -140,8 +145,8 @@ export async function startSystem(options: SystemOptions): Promise<System> {
 
   const portOf = (component: string): number =>
     roles.find((r) => r.component === component)?.port ?? 0;
-  const orderDb = pool(orderDatabase);
-  const paymentDb = pool(paymentDatabase);
+  const orderDb = resilientPool(orderDatabase);
+  const paymentDb = resilientPool(paymentDatabase);
   return {
     stack,
     orderUrl: `http://127.0.0.1:${portOf('order-api')}`,
@@ -149,9 +154,9 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     orderDb,
     paymentDb,
     roles,
-    async down() {
+    async down(options = {}) {
       await Promise.all([orderDb.end(), paymentDb.end()]);
-      await stack.down();
+      await stack.down({ keepFiles: options.keepLogs ?? false });
     },
   };
 }
