@@ -1,5 +1,5 @@
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import {
@@ -11,7 +11,7 @@ import {
 import { checkInvariants, waitUntilSettled } from '../src/invariants.ts';
 import { startLoad, type LoadResult } from '../src/load-generator.ts';
 import { superviseRoles } from '../src/supervisor.ts';
-import { paymentLimit, startSystem, type System } from '../src/system.ts';
+import { paymentLimit, resilientPool, startSystem, type System } from '../src/system.ts';
 import { readWholeTopic } from '../src/topic-reader.ts';
 
 /**
@@ -51,11 +51,7 @@ describe('7 anti-patterns, shown failing', () => {
 
   beforeAll(async () => {
     system = await startSystem({ name: `e2e-anti-patterns-${process.pid}` });
-    naivePool = new pg.Pool({
-      connectionString: await system.stack.createDatabase('naive'),
-      max: 4,
-    });
-    naivePool.on('error', () => undefined);
+    naivePool = resilientPool(await system.stack.createDatabase('naive'));
     await naivePool.query(naiveSchema);
     const admin = kafka().admin();
     await admin.connect();
