@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { Stack } from '@outbox-inbox/infra';
+// Declares the `stackName` the global setup provides.
+import type {} from '@outbox-inbox/infra/vitest-global-setup';
+import {
+  migrateDatabase as migrateOrders,
+  orderRoles,
+  parseConfig as parseOrderConfig,
+  startOrderService,
+  type OrderDatabase,
+  type RunningOrderService,
+} from '@outbox-inbox/order-service';
+import {
+  migrateDatabase as migratePayments,
+  parseConfig as parsePaymentConfig,
+  paymentRoles,
+  startPaymentService,
+  type PaymentDatabase,
+  type RunningPaymentService,
+} from '@outbox-inbox/payment-service';
+import { createDatabase } from '@outbox-inbox/service-kit';
+import { topics } from '@outbox-inbox/contracts';
+import { Kafka, logLevel } from 'kafkajs';
+import type { Kysely } from 'kysely';
+import { pino } from 'pino';
+import { inject } from 'vitest';
+
+export interface RunningSystem {
+  readonly stack: Stack;
+  readonly orders: RunningOrderService;
+  readonly payments: RunningPaymentService;
+  /** Direct access for assertions (and for injecting rows no API would write). */
+  readonly orderDb: Kysely<OrderDatabase>;
+  readonly paymentDb: Kysely<PaymentDatabase>;
+  readonly kafka: Kafka;
+  readonly paymentAmountLimit: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Both services with every role in this process (the one-process deployment), configured
+ * through the same env parsing as `main.ts`, on fresh databases of the run's stack.
+ */
+export async function startSystem(): Promise<RunningSystem> {
+  const stack = Stack.open(inject('stackName'));
+  const suffix = randomUUID().slice(0, 8);
+  const orderUrl = await stack.createDatabase(`flow_orders_${suffix}`);
+  const paymentUrl = await stack.createDatabase(`flow_payments_${suffix}`);
+  const logger = pino({ level: process.env['FLOW_LOG_LEVEL'] ?? 'error' });
+  await migrateOrders({ url: orderUrl, logger });
+  await migratePayments({ url: paymentUrl, logger });
+
+  const kafka = new Kafka({
+    clientId: 'flow-test',
+    brokers: stack.kafkaBrokers,
+    logLevel: logLevel.NOTHING,
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  // Three partitions: per-key order must hold across several, not just trivially on one.
+  await admin.createTopics({
+    topics: [topics.orderEvents, topics.paymentEvents].map((topic) => ({
+      topic,
+      numPartitions: 3,
+    })),
+    waitForLeaders: true,
+  });
+  await admin.disconnect();
+
+  const paymentAmountLimit = 100_000;
+  const common = {
+    KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: process.env['FLOW_LOG_LEVEL'] ?? 'error',
+    RELAY_POLL_INTERVAL_MS: '200',
+  };
+  const orders = await startOrderService({
+    config: parseOrderConfig(
+      { ...common, DATABASE_URL: orderUrl, CONSUMER_GROUP_ID: `flow-orders-${suffix}` },
+      { needsKafka: true },
+    ),
+    roles: orderRoles,
+    logger: logger.child({ service: 'order-service' }),
+  });
+  const payments = await startPaymentService({
+    config: parsePaymentConfig(
+      {
+        ...common,
+        DATABASE_URL: paymentUrl,
+        // Each service is its own consumer group (a shared group would split the topics).
+        CONSUMER_GROUP_ID: `flow-payments-${suffix}`,
+        PAYMENT_AMOUNT_LIMIT: String(paymentAmountLimit),
+        PROCESSOR_CONCURRENCY: '4',
+      },
+      { needsKafka: true },
+    ),
+    roles: paymentRoles,
+    logger: logger.child({ service: 'payment-service' }),
+  });
+  const orderDb = createDatabase<OrderDatabase>({ url: orderUrl, poolSize: 2, logger });
+  const paymentDb = createDatabase<PaymentDatabase>({ url: paymentUrl, poolSize: 2, logger });
+  return {
+    stack,
+    orders,
+    payments,
+    orderDb,
+    paymentDb,
+    kafka,
+    paymentAmountLimit,
+    async stop() {
+      await orders.stop();
+      await payments.stop();
+      await orderDb.destroy();
+      await paymentDb.destroy();
+    },
+  };
+}
+
+/** Reads one counter from a service's /metrics (summing its label sets). */
+export async function readCounter(baseUrl: string | undefined, name: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
