@@ -21,6 +21,11 @@ export interface RelayHooks {
 export interface RelayOptions {
   /** Most events claimed, sent (one `sendBatch`) and marked in one transaction. */
   readonly batchSize: number;
+  /**
+   * Claim-send-mark loops in this relay, each with its own producer (default 1). They act
+   * like separate relays: per-key order holds; 2 overlaps database work with Kafka waits.
+   */
+  readonly lanes: number;
   /** How many of the oldest unpublished rows a claim examines to find partition-key heads. */
   readonly scanWindow: number;
   /** Fallback poll when no NOTIFY arrives (or LISTEN is off / down). */
@@ -44,6 +49,7 @@ export interface RelayOptions {
 
 export const DEFAULT_RELAY_OPTIONS: RelayOptions = Object.freeze({
   batchSize: 500,
+  lanes: 1,
   scanWindow: 2000,
   pollIntervalMs: 1000,
   notify: true,

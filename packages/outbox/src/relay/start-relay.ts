@@ -33,11 +33,9 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
   const options = resolveRelayOptions(deps.options);
   const db = outboxDb(deps.db);
   const logger = deps.logger;
-  const state = new StateLog(logger, { component: 'outbox-relay' });
   const work = new Wakeup();
   const stopping = new Wakeup();
   let running = true;
-  let producer: Producer | undefined;
 
   const listener =
     options.notify && deps.listen
@@ -53,54 +51,69 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
     logger.info({ component: 'outbox-relay' }, 'no LISTEN connection given: polling only');
   }
 
-  const connectedProducer = async (): Promise<Producer> => {
-    if (producer) return producer;
-    const created = createRelayProducer(deps.kafka);
-    try {
-      await created.connect();
-    } catch (error) {
-      await created.disconnect().catch(() => undefined);
-      throw error;
-    }
-    producer = created;
-    return created;
-  };
-  // After a failure the producer may be mid-retry or fenced; a fresh one (new producer id)
-  // is the simple known state. Its first send waits for nothing from the old one.
-  const dropProducer = async (): Promise<void> => {
-    const old = producer;
-    producer = undefined;
-    await old?.disconnect().catch(() => undefined);
-  };
-
-  const loop = async (): Promise<void> => {
-    while (running) {
-      let published: number;
+  /**
+   * One claim-send-mark loop with its own producer. Several lanes behave like several
+   * relays (the claim keeps keys disjoint), so one lane's database work overlaps another's
+   * wait for Kafka.
+   */
+  const lane = async (n: number): Promise<void> => {
+    const state = new StateLog(logger, { component: 'outbox-relay', lane: n });
+    let producer: Producer | undefined;
+    const connectedProducer = async (): Promise<Producer> => {
+      if (producer) return producer;
+      const created = createRelayProducer(deps.kafka);
       try {
-        published = await publishBatch({
-          db,
-          producer: await connectedProducer(),
-          options,
-          metrics: deps.metrics,
-        });
-        state.ok('outbox relay');
+        await created.connect();
       } catch (error) {
-        deps.metrics?.publishFailuresTotal.inc();
-        state.failed('outbox relay', error);
-        await dropProducer();
-        if (running) await stopping.wait(backoffDelay(options.backoff, state.failures));
-        continue;
+        await created.disconnect().catch(() => undefined);
+        throw error;
       }
-      // A NOTIFY during the batch is remembered by `work`, so nothing waits a full poll.
-      if (published === 0 && running) await work.wait(options.pollIntervalMs);
+      producer = created;
+      return created;
+    };
+    // After a failure the producer may be mid-retry or fenced; a fresh one (new producer id)
+    // is the simple known state.
+    const dropProducer = async (): Promise<void> => {
+      const old = producer;
+      producer = undefined;
+      await old?.disconnect().catch(() => undefined);
+    };
+    try {
+      while (running) {
+        let published: number;
+        try {
+          published = await publishBatch({
+            db,
+            producer: await connectedProducer(),
+            options,
+            metrics: deps.metrics,
+          });
+          state.ok('outbox relay');
+        } catch (error) {
+          deps.metrics?.publishFailuresTotal.inc();
+          state.failed('outbox relay', error);
+          await dropProducer();
+          if (running) await stopping.wait(backoffDelay(options.backoff, state.failures));
+          continue;
+        }
+        // A NOTIFY during the batch is remembered by `work`, so nothing waits a full poll.
+        if (published === 0 && running) await work.wait(options.pollIntervalMs);
+      }
+    } finally {
+      await dropProducer();
     }
   };
 
   logger.info(
-    { component: 'outbox-relay', batchSize: options.batchSize, notify: listener !== undefined },
+    {
+      component: 'outbox-relay',
+      batchSize: options.batchSize,
+      lanes: options.lanes,
+      notify: listener !== undefined,
+    },
     'outbox relay started',
   );
-  const done = loop();
+  const done = Promise.all(Array.from({ length: options.lanes }, (_, n) => lane(n)));
 
   return {
     async stop() {
@@ -110,7 +123,6 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
       // The batch in flight either commits (Kafka acked) or rolls back; never in between.
       await done;
       await listener?.stop();
-      await dropProducer();
       logger.info({ component: 'outbox-relay' }, 'outbox relay stopped');
     },
   };
