@@ -16,9 +16,5 @@ await runUntilSignal(
     logger = createLogger({ service: 'order-service', level: config.logLevel });
     return startOrderService({ config, roles, logger });
   },
-  {
-    get logger() {
-      return logger;
-    },
-  },
+  { logger: () => logger },
 );

@@ -16,9 +16,5 @@ await runUntilSignal(
     logger = createLogger({ service: 'payment-service', level: config.logLevel });
     return startPaymentService({ config, roles, logger });
   },
-  {
-    get logger() {
-      return logger;
-    },
-  },
+  { logger: () => logger },
 );

@@ -9,13 +9,17 @@ import type { Stoppable } from './roles.ts';
  */
 export async function runUntilSignal(
   start: () => Promise<Stoppable>,
-  options: { logger: Logger | undefined; graceMs?: number },
+  options: {
+    /** Read after `start`: the logger is usually built from the configuration it parses. */
+    logger: () => Logger | undefined;
+    graceMs?: number;
+  },
 ): Promise<void> {
-  const { logger } = options;
   let running: Stoppable;
   try {
     running = await start();
   } catch (error) {
+    const logger = options.logger();
     if (error instanceof ConfigError) {
       console.error(`error: ${error.message}`);
     } else {
@@ -24,6 +28,7 @@ export async function runUntilSignal(
     }
     process.exit(1);
   }
+  const logger = options.logger();
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);

@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Stack, findFreePort, pollUntil } from '@outbox-inbox/infra';
+import type {} from '@outbox-inbox/infra/vitest-global-setup';
+import { pino } from 'pino';
+import { describe, expect, inject, it } from 'vitest';
+import { migrateDatabase } from '../../src/index.ts';
+
+const serviceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function startMain(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, ['src/main.ts', ...args], {
+    cwd: serviceDir,
+    // Only what the test passes: the process must not depend on the caller's environment.
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  return { child, exited, output: () => output };
+}
+
+describe('src/main.ts', () => {
+  it('exits 1 with a message naming the bad variable', async () => {
+    const missing = startMain(['--roles', 'api'], {});
+    expect(await missing.exited).toBe(1);
+    expect(missing.output()).toContain(
+      'invalid configuration: DATABASE_URL is required but not set',
+    );
+
+    const badPort = startMain(['--roles', 'api'], {
+      DATABASE_URL: 'postgres://localhost/x',
+      PORT: 'http',
+    });
+    expect(await badPort.exited).toBe(1);
+    expect(badPort.output()).toContain('PORT must be an integer');
+
+    const kafkaless = startMain(['--roles', 'relay'], { DATABASE_URL: 'postgres://localhost/x' });
+    expect(await kafkaless.exited).toBe(1);
+    expect(kafkaless.output()).toContain('KAFKA_BROKERS is required');
+  });
+
+  it('serves the api role and stops gracefully on SIGTERM', async () => {
+    const stack = Stack.open(inject('stackName'));
+    const url = await stack.createDatabase(`orders_main_${randomUUID().slice(0, 8)}`);
+    await migrateDatabase({ url, logger: pino({ level: 'silent' }) });
+    const port = await findFreePort();
+    const api = startMain(['--roles', 'api'], {
+      DATABASE_URL: url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    });
+    try {
+      await pollUntil(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok, {
+        timeoutMs: 30_000,
+        description: 'the api to be ready',
+      });
+      const created = await fetch(`http://127.0.0.1:${port}/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'req-from-test' },
+        body: JSON.stringify({ customerId: 'c', amount: 10, currency: 'EUR' }),
+      });
+      expect(created.status).toBe(201);
+      expect(created.headers.get('x-request-id')).toBe('req-from-test');
+    } finally {
+      api.child.kill('SIGTERM');
+    }
+    expect(await api.exited).toBe(0);
+    expect(api.output()).toContain('"reqId":"req-from-test"');
+    expect(api.output()).toContain('"msg":"stopped"');
+  });
+});
