@@ -19,6 +19,8 @@ export interface OrderAppDeps {
   readonly registry: Registry;
   /** Largest accepted request body, bytes. */
   readonly bodyLimit?: number;
+  /** BENCHMARK ONLY: create orders without their outbox row (see `BENCHMARK_SKIP_OUTBOX`). */
+  readonly benchmarkSkipOutbox?: boolean;
 }
 
 /**
@@ -43,6 +45,9 @@ export function buildApp(deps: OrderAppDeps): FastifyInstance {
   installErrorHandling(app);
   registerHealthRoutes(app, { db: deps.db });
   registerMetricsRoute(app, deps.registry);
-  registerOrderRoutes(app, { db: deps.db });
+  registerOrderRoutes(app, {
+    db: deps.db,
+    benchmarkSkipOutbox: deps.benchmarkSkipOutbox ?? false,
+  });
   return app;
 }

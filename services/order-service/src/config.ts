@@ -16,9 +16,16 @@ export interface OrderServiceConfig {
   readonly relay: {
     readonly batchSize: number;
     readonly pollIntervalMs: number;
+    /** LISTEN for the NOTIFY issued at commit; false leaves the relay on polling alone. */
+    readonly notify: boolean;
     /** Fault injection for the e2e suite: chance that the relay SIGKILLs itself after a send. */
     readonly crashAfterPublish: number;
   };
+  /**
+   * BENCHMARK ONLY (`pnpm bench`, B4): `POST /orders` writes the order row without its outbox
+   * row, to measure what the outbox insert costs. Breaks R-DIST-OBX-1; never set it elsewhere.
+   */
+  readonly benchmarkSkipOutbox: boolean;
 }
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -49,7 +56,9 @@ export function parseConfig(
         min: 10,
         max: 60_000,
       }),
+      notify: read.oneOf('RELAY_NOTIFY', ['true', 'false'], 'true') === 'true',
       crashAfterPublish: read.probability('FAULT_CRASH_AFTER_PUBLISH', 0),
     }),
+    benchmarkSkipOutbox: read.oneOf('BENCHMARK_SKIP_OUTBOX', ['true', 'false'], 'false') === 'true',
   });
 }

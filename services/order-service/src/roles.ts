@@ -64,7 +64,12 @@ export async function startOrderService(options: {
     ...(roles.includes('api')
       ? [
           async () => {
-            const app = buildApp({ db, logger: logger.child({ role: 'api' }), registry });
+            const app = buildApp({
+              db,
+              logger: logger.child({ role: 'api' }),
+              registry,
+              benchmarkSkipOutbox: config.benchmarkSkipOutbox,
+            });
             url = await app.listen({ host: config.host, port: config.port });
             return { stop: () => app.close() };
           },
@@ -80,6 +85,9 @@ export async function startOrderService(options: {
         ]
       : []),
   ]);
+  if (config.benchmarkSkipOutbox && roles.includes('api')) {
+    logger.warn('BENCHMARK_SKIP_OUTBOX=true: orders are created WITHOUT their outbox events');
+  }
   logger.info({ roles, url }, 'order-service started');
   return { stop: running.stop, url };
 }

@@ -16,11 +16,15 @@ export interface PaymentServiceConfig {
   readonly relay: {
     readonly batchSize: number;
     readonly pollIntervalMs: number;
+    /** LISTEN for the NOTIFY issued at commit; false leaves the relay on polling alone. */
+    readonly notify: boolean;
     /** Fault injection for the e2e suite: chance that the relay SIGKILLs itself after a send. */
     readonly crashAfterPublish: number;
   };
   readonly processor: {
     readonly concurrency: number;
+    /** LISTEN for the inbox writer's NOTIFY; false leaves the processor on polling alone. */
+    readonly notify: boolean;
     readonly maxAttempts: number;
   };
   readonly payments: {
@@ -59,10 +63,12 @@ export function parseConfig(
         min: 10,
         max: 60_000,
       }),
+      notify: read.oneOf('RELAY_NOTIFY', ['true', 'false'], 'true') === 'true',
       crashAfterPublish: read.probability('FAULT_CRASH_AFTER_PUBLISH', 0),
     }),
     processor: Object.freeze({
       concurrency: read.integer('PROCESSOR_CONCURRENCY', { default: 2, min: 1, max: 64 }),
+      notify: read.oneOf('PROCESSOR_NOTIFY', ['true', 'false'], 'true') === 'true',
       maxAttempts: read.integer('PROCESSOR_MAX_ATTEMPTS', { default: 5, min: 1, max: 100 }),
     }),
     payments: Object.freeze({

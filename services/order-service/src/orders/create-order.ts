@@ -20,9 +20,15 @@ function requestHash(body: CreateOrderBody): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
+export interface CreateOrderOptions {
+  /** BENCHMARK ONLY (`pnpm bench` B4): skip the outbox row to price it. Breaks R-DIST-OBX-1. */
+  readonly benchmarkSkipOutbox?: boolean;
+}
+
 async function insertOrder(
   trx: Transaction<OrderDatabase>,
   body: CreateOrderBody,
+  options: CreateOrderOptions,
 ): Promise<OrderView> {
   const row = await trx
     .insertInto('orders')
@@ -35,6 +41,7 @@ async function insertOrder(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  if (options.benchmarkSkipOutbox === true) return toOrderView(row);
   const payload: OrderCreated = {
     schemaVersion,
     orderId: row.id,
@@ -64,10 +71,11 @@ export async function createOrder(
   db: Kysely<OrderDatabase>,
   body: CreateOrderBody,
   idempotencyKey: string | undefined,
+  options: CreateOrderOptions = {},
 ): Promise<CreateOrderResult> {
   return db.transaction().execute(async (trx) => {
     if (idempotencyKey === undefined) {
-      return { status: 201, body: await insertOrder(trx, body), replayed: false };
+      return { status: 201, body: await insertOrder(trx, body, options), replayed: false };
     }
     const hash = requestHash(body);
     // A concurrent request with the same key blocks here until the first one commits, then
@@ -93,7 +101,7 @@ export async function createOrder(
       }
       return { status: first.response_status ?? 201, body: first.response_body, replayed: true };
     }
-    const order = await insertOrder(trx, body);
+    const order = await insertOrder(trx, body, options);
     await trx
       .updateTable('idempotency_key')
       .set({ response_status: 201, response_body: JSON.stringify(order) })

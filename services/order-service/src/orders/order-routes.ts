@@ -18,9 +18,10 @@ import { toOrderView } from './order-view.ts';
 
 export function registerOrderRoutes(
   app: FastifyInstance,
-  deps: { db: Kysely<OrderDatabase> },
+  deps: { db: Kysely<OrderDatabase>; benchmarkSkipOutbox?: boolean },
 ): void {
   const { db } = deps;
+  const createOptions = { benchmarkSkipOutbox: deps.benchmarkSkipOutbox ?? false };
 
   app.post<{ Body: CreateOrderBody; Headers: { 'idempotency-key'?: string } }>(
     '/orders',
@@ -28,7 +29,12 @@ export function registerOrderRoutes(
       schema: { body: CreateOrderBody, headers: IdempotencyHeaders, response: { 201: OrderView } },
     },
     async (request, reply) => {
-      const result = await createOrder(db, request.body, request.headers['idempotency-key']);
+      const result = await createOrder(
+        db,
+        request.body,
+        request.headers['idempotency-key'],
+        createOptions,
+      );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(result.status).send(result.body);
     },

@@ -24,6 +24,7 @@ export async function startOrderRelay(deps: {
     options: {
       batchSize: deps.config.relay.batchSize,
       pollIntervalMs: deps.config.relay.pollIntervalMs,
+      notify: deps.config.relay.notify,
       clientId: `${deps.config.kafkaClientId}-relay`,
       hooks: crashAfterPublishHook(deps.config.relay.crashAfterPublish, logger),
     },

@@ -28,6 +28,7 @@ export async function startPaymentProcessor(deps: {
     },
     options: {
       concurrency: deps.config.processor.concurrency,
+      notify: deps.config.processor.notify,
       maxAttempts: deps.config.processor.maxAttempts,
     },
   });
