@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { IHeaders, KafkaMessage } from 'kafkajs';
+import { parseMessage } from './parse-message.ts';
+
+const message = (
+  overrides: { key?: Buffer | null; value?: Buffer | null; headers?: IHeaders } = {},
+): KafkaMessage => ({
+  key: Buffer.from('order-1'),
+  value: Buffer.from('{"amount":10}'),
+  timestamp: '1700000000000',
+  attributes: 0,
+  offset: '42',
+  headers: {
+    event_id: Buffer.from('0190F5E4-0000-7000-8000-000000000001'),
+    event_type: Buffer.from('OrderCreated'),
+    aggregate_type: Buffer.from('order'),
+    aggregate_id: Buffer.from('order-1'),
+    occurred_at: Buffer.from('2024-05-01T10:00:00.000Z'),
+    traceparent: Buffer.from('00-abc-def-01'),
+  },
+  ...overrides,
+});
+
+describe('parseMessage', () => {
+  it('reads key, JSON value and headers into an event', () => {
+    const result = parseMessage('order.events', 2, message());
+    expect(result).toEqual({
+      ok: true,
+      event: {
+        eventId: '0190f5e4-0000-7000-8000-000000000001',
+        eventType: 'OrderCreated',
+        aggregateType: 'order',
+        aggregateId: 'order-1',
+        partitionKey: 'order-1',
+        payload: { amount: 10 },
+        occurredAt: new Date('2024-05-01T10:00:00.000Z'),
+        topic: 'order.events',
+        partition: 2,
+        offset: '42',
+        headers: expect.objectContaining({ traceparent: '00-abc-def-01' }),
+      },
+    });
+  });
+
+  it.each([
+    ['no event_id', { headers: { event_type: Buffer.from('X') } }, 'missing header event_id'],
+    [
+      'a bad event_id',
+      { headers: { event_id: 'nope', event_type: 'X' } },
+      'header event_id is not a UUID: nope',
+    ],
+    [
+      'no event_type',
+      { headers: { event_id: '0190f5e4-0000-7000-8000-000000000001' } },
+      'missing header event_type',
+    ],
+    ['a tombstone', { value: null }, 'empty message value (tombstone)'],
+    ['invalid JSON', { value: Buffer.from('{oops') }, expect.stringMatching(/^value is not JSON/)],
+  ])('rejects %s with a reason, never throws', (_name, overrides, reason) => {
+    expect(parseMessage('t', 0, message(overrides))).toEqual({ ok: false, reason });
+  });
+
+  it('uses the validator, and a throwing validator is a reason too', () => {
+    expect(parseMessage('t', 0, message(), () => 'schema: amount must be positive')).toEqual({
+      ok: false,
+      reason: 'schema: amount must be positive',
+    });
+    const throwing = (): string => {
+      throw new Error('boom');
+    };
+    expect(parseMessage('t', 0, message(), throwing)).toEqual({
+      ok: false,
+      reason: 'validator threw: boom',
+    });
+  });
+
+  it('keeps keyless messages of a partition together under one synthetic key', () => {
+    const result = parseMessage('t', 3, message({ key: null }));
+    expect(result.ok && result.event.partitionKey).toBe('t/3');
+  });
+});

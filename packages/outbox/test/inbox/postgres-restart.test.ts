@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { pollUntil } from '@outbox-inbox/infra';
+import { sql, type Kysely } from 'kysely';
+import {
+  startDedupConsumer,
+  startInboxProcessor,
+  startInboxWriter,
+  type OutboxTables,
+} from '../../src/index.ts';
+import {
+  count,
+  createKafka,
+  createTestDb,
+  createTopic,
+  eventMessage,
+  produce,
+  recordingLogger,
+  stack,
+  type TestDb,
+} from '../support/harness.ts';
+
+interface EffectTable {
+  source: string;
+  event_id: string;
+}
+type Db = OutboxTables & { effect: EffectTable };
+
+let testDb: TestDb;
+let db: Kysely<Db>;
+beforeAll(async () => {
+  testDb = await createTestDb('pg_restart');
+  db = testDb.db.withTables<{ effect: EffectTable }>();
+  await sql`CREATE TABLE effect (source text NOT NULL, event_id uuid NOT NULL, PRIMARY KEY (source, event_id))`.execute(
+    db,
+  );
+});
+afterAll(async () => {
+  await testDb.destroy();
+});
+
+it('inbox writer, processor and dedup consumer ride out a PostgreSQL restart', async () => {
+  const kafka = createKafka();
+  const topic = await createTopic(kafka, 'pg-restart', 2);
+  const logger = recordingLogger();
+  const consumerOptions = {
+    topics: [topic],
+    sessionTimeoutMs: 10_000,
+    backoff: { initialMs: 50, maxMs: 500 },
+  };
+  const writer = await startInboxWriter({
+    db,
+    kafka,
+    logger,
+    options: { ...consumerOptions, groupId: `inbox-${topic}` },
+  });
+  const processor = startInboxProcessor<Db>({
+    db,
+    logger,
+    listen: { connectionString: testDb.url },
+    options: { pollIntervalMs: 200, backoff: { initialMs: 50, maxMs: 500, multiplier: 2 } },
+    handlers: {
+      Ping: async (trx, event) => {
+        await trx
+          .insertInto('effect')
+          .values({ source: 'inbox', event_id: event.eventId })
+          .execute();
+      },
+    },
+  });
+  const dedup = await startDedupConsumer<Db>({
+    db,
+    kafka,
+    logger,
+    options: { ...consumerOptions, groupId: `dedup-${topic}`, consumerName: 'pings' },
+    handle: async (trx, event) => {
+      await trx.insertInto('effect').values({ source: 'dedup', event_id: event.eventId }).execute();
+    },
+  });
+  const send = (n: number) =>
+    produce(
+      kafka,
+      topic,
+      Array.from({ length: n }, (_, i) => eventMessage(`k${i % 4}`, 'Ping', { i })),
+    );
+  const effects = async (source: string) => count(testDb.db, `effect WHERE source = '${source}'`);
+
+  await send(30);
+  await pollUntil(async () => (await effects('inbox')) === 30 && (await effects('dedup')) === 30, {
+    timeoutMs: 30_000,
+    description: 'the first 30 events handled by both paths',
+  });
+  await stack().restart('postgres');
+  await send(30);
+  await pollUntil(async () => (await effects('inbox')) === 60 && (await effects('dedup')) === 60, {
+    timeoutMs: 60_000,
+    description: 'events sent after the restart handled by both paths',
+  });
+  await Promise.all([writer.stop(), processor.stop(), dedup.stop()]);
+  expect(await count(testDb.db, 'inbox_event WHERE NOT processed')).toBe(0);
+  expect(await count(testDb.db, 'parked_message')).toBe(0);
+});
