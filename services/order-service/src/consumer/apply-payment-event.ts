@@ -3,33 +3,41 @@ import type { ReceivedEvent } from '@outbox-inbox/outbox';
 import type { Transaction, Updateable } from 'kysely';
 import type { OrderDatabase, OrderStatus, OrdersTable } from '../database/schema.ts';
 
+type OrderChange = (current: OrderStatus) => Updateable<OrdersTable>;
+
 /** A payment result moves only a PENDING order; a cancelled order stays cancelled. */
 function nextStatus(current: OrderStatus, onPending: OrderStatus): OrderStatus {
   return current === 'PENDING' ? onPending : current;
 }
 
-function changeFor(
-  event: ReceivedEvent,
-  current: OrderStatus,
-): Updateable<OrdersTable> | undefined {
+function parse(event: ReceivedEvent): { orderId: string; change: OrderChange } | undefined {
   const { eventType, payload } = event;
   if (eventType === 'PaymentCompleted' && isEvent('PaymentCompleted', payload)) {
     return {
-      status: nextStatus(current, 'PAID'),
-      payment_status: 'PAID',
-      payment_id: payload.paymentId,
+      orderId: payload.orderId,
+      change: (current) => ({
+        status: nextStatus(current, 'PAID'),
+        payment_status: 'PAID',
+        payment_id: payload.paymentId,
+      }),
     };
   }
   if (eventType === 'PaymentFailed' && isEvent('PaymentFailed', payload)) {
     return {
-      status: nextStatus(current, 'PAYMENT_FAILED'),
-      payment_status: 'FAILED',
-      payment_id: payload.paymentId,
-      failure_reason: payload.reason,
+      orderId: payload.orderId,
+      change: (current) => ({
+        status: nextStatus(current, 'PAYMENT_FAILED'),
+        payment_status: 'FAILED',
+        payment_id: payload.paymentId,
+        failure_reason: payload.reason,
+      }),
     };
   }
   if (eventType === 'PaymentRefunded' && isEvent('PaymentRefunded', payload)) {
-    return { payment_status: 'REFUNDED', payment_id: payload.paymentId };
+    return {
+      orderId: payload.orderId,
+      change: () => ({ payment_status: 'REFUNDED', payment_id: payload.paymentId }),
+    };
   }
   return undefined;
 }
@@ -44,22 +52,23 @@ export async function applyPaymentEvent(
   trx: Transaction<OrderDatabase>,
   event: ReceivedEvent,
 ): Promise<void> {
-  const orderId = event.partitionKey;
+  // The consumer validated the payload against its contract; unknown types are ignored.
+  const parsed = parse(event);
+  if (!parsed) return;
   // The row lock orders this update with a concurrent cancel of the same order.
   const order = await trx
     .selectFrom('orders')
     .select(['status', 'payment_status'])
-    .where('id', '=', orderId)
+    .where('id', '=', parsed.orderId)
     .forUpdate()
     .executeTakeFirst();
   if (!order) return;
-  const change = changeFor(event, order.status);
+  const change = parsed.change(order.status);
   // A refund is final: a replayed PaymentCompleted (e.g. after an outbox replay) never undoes it.
-  if (!change || (order.payment_status === 'REFUNDED' && change.payment_status !== 'REFUNDED'))
-    return;
+  if (order.payment_status === 'REFUNDED' && change.payment_status !== 'REFUNDED') return;
   await trx
     .updateTable('orders')
     .set({ ...change, updated_at: new Date() })
-    .where('id', '=', orderId)
+    .where('id', '=', parsed.orderId)
     .execute();
 }
