@@ -1,3 +1,4 @@
+import { pollUntil } from '@outbox-inbox/infra';
 import { startLoad, type LoadResult } from './load-generator.ts';
 import { checkInvariants, waitUntilSettled, type InvariantReport } from './invariants.ts';
 import { observe } from './observer.ts';
@@ -55,6 +56,17 @@ export async function runScenario(
       failEvery: 11,
       paymentLimit,
     });
+    // Faults strike a system that already flows end to end (consumers joined their groups),
+    // not one still warming up.
+    await pollUntil(
+      async () => {
+        const { rows } = await system.orderDb.query<{ n: string }>(
+          "SELECT count(*) AS n FROM orders WHERE status <> 'PENDING'",
+        );
+        return Number(rows[0]?.n ?? 0) >= 20;
+      },
+      { timeoutMs: 90_000, intervalMs: 200, description: 'the first orders to settle' },
+    );
     const injectionError = await options
       .inject({
         system,

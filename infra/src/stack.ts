@@ -256,8 +256,12 @@ export class Stack {
     for (const record of order) {
       this.#update(record.name, await driverFor(record).remove(record));
     }
-    if (!options.keepFiles)
+    if (options.keepFiles) {
+      // Kept for a post-mortem: no longer owned, so reapOrphans() leaves the files alone.
+      writeState({ ...this.state, ownerPid: undefined }, this.#env);
+    } else {
       rmSync(stackDir(this.name, this.#env), { recursive: true, force: true });
+    }
   }
 
   #record(component: string): ComponentRecord {
