@@ -49,7 +49,7 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
           channel: INBOX_CHANNEL,
           logger,
           backoff: options.backoff,
-          // Several workers may be idle; one wake-up starts a chain (a busy worker loops on).
+          // Wakes every idle worker: each claims a different key or goes back to sleep.
           onNotify: () => work.wake(),
         })
       : undefined;
@@ -147,8 +147,8 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
       }
       if (outcome === 'processed') metrics?.inboxProcessedTotal.inc();
       if (outcome === 'dead') metrics?.inboxDeadTotal.inc();
+      // Idle workers sleep until a NOTIFY (new rows) or the poll (a retry coming due).
       if (outcome === 'idle' && running) await work.wait(options.pollIntervalMs);
-      else work.wake(); // pass the baton: another idle worker may have work too
     }
   };
 
