@@ -61,10 +61,22 @@ try {
   }>`SELECT avg(octet_length(payload::text))::int AS bytes FROM outbox_event`.execute(db);
 
   // The same messages for the raw producer, prepared in memory (the DB is not part of its cost).
-  const rows = await db.selectFrom('outbox_event').selectAll().orderBy('id').execute();
+  const rows = await db
+    .selectFrom('outbox_event')
+    .select([
+      'partition_key',
+      'event_id',
+      'event_type',
+      'aggregate_type',
+      'aggregate_id',
+      'created_at',
+    ])
+    .select(sql<string>`payload::text`.as('payload_text'))
+    .orderBy('id')
+    .execute();
   const messages: Message[] = rows.map((row) => ({
     key: row.partition_key,
-    value: JSON.stringify(row.payload),
+    value: row.payload_text, // byte for byte what the relay sends
     headers: {
       event_id: row.event_id,
       event_type: row.event_type,

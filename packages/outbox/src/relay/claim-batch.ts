@@ -9,13 +9,14 @@ export interface ClaimedEvent {
   readonly aggregate_id: string;
   readonly topic: string;
   readonly partition_key: string;
-  readonly payload: unknown;
+  /** The jsonb payload as JSON text: sent as is, no parse/stringify round trip in Node. */
+  readonly payload: string;
   readonly headers: Record<string, string>;
   readonly created_at: Date;
 }
 
 const COLUMNS = sql.raw(
-  'o.id, o.event_id, o.event_type, o.aggregate_type, o.aggregate_id, o.topic, o.partition_key, o.payload, o.headers, o.created_at',
+  'o.id, o.event_id, o.event_type, o.aggregate_type, o.aggregate_id, o.topic, o.partition_key, o.payload::text AS payload, o.headers, o.created_at',
 );
 
 /**

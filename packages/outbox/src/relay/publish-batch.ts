@@ -73,7 +73,7 @@ function groupByTopic(batch: readonly ClaimedEvent[]): { topic: string; messages
     if (messages === undefined) byTopic.set(row.topic, (messages = []));
     messages.push({
       key: row.partition_key,
-      value: JSON.stringify(row.payload),
+      value: row.payload,
       headers: {
         ...row.headers,
         [EVENT_HEADERS.eventId]: row.event_id,
