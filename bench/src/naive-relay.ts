@@ -1,0 +1,78 @@
+// THE BASELINE, NOT A PATTERN. This is the style guide's relay transcribed as written
+// (seed/outbox-inbox-style-guide.ru.txt, "Outbox-relay"): one transaction claims 100 rows
+// FOR UPDATE SKIP LOCKED, then for each row `kafkaTemplate.send(...).get()` (one awaited send
+// per row) and `row.store()` (one UPDATE per row). It exists only so `pnpm bench` can say how
+// far ahead the library's relay is. It keeps no per-key order across instances, has no
+// timeouts, no backoff and no commit-order fence. Never copy it.
+//
+// One liberty, in its favour: the guide schedules it with fixedDelay = 500 ms after every run,
+// which alone caps it at 100 events per (500 ms + batch time). Here it loops again at once
+// while batches come back full, so the figure is its per-row cost, not its schedule.
+import type { Kafka } from 'kafkajs';
+import { sql, type Kysely } from 'kysely';
+import type { OutboxTables } from '@outbox-inbox/outbox';
+import { baselineProducer } from './kafka.ts';
+import { sleep } from './stats.ts';
+
+const GUIDE_BATCH = 100;
+const GUIDE_FIXED_DELAY_MS = 500;
+
+export interface NaiveRelay {
+  /** Rows sent and marked so far (committed or in the open batch). */
+  published(): number;
+  stop(): Promise<void>;
+}
+
+export async function startNaiveRelay(deps: {
+  readonly db: Kysely<OutboxTables>;
+  readonly kafka: Kafka;
+}): Promise<NaiveRelay> {
+  const producer = baselineProducer(deps.kafka);
+  await producer.connect();
+  let running = true;
+  let published = 0;
+
+  const runOnce = async (): Promise<number> =>
+    deps.db.transaction().execute(async (trx) => {
+      const batch = await trx
+        .selectFrom('outbox_event')
+        .select(['id', 'topic', 'partition_key', 'payload'])
+        .where('published_at', 'is', null)
+        .orderBy('id')
+        .limit(GUIDE_BATCH)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      for (const row of batch) {
+        if (!running) break;
+        await producer.send({
+          topic: row.topic,
+          messages: [{ key: row.partition_key, value: JSON.stringify(row.payload) }],
+          acks: -1,
+        });
+        await trx
+          .updateTable('outbox_event')
+          .set({ published_at: sql<Date>`now()` })
+          .where('id', '=', row.id)
+          .execute();
+        published++;
+      }
+      return batch.length;
+    });
+
+  const loop = (async () => {
+    while (running) {
+      const claimed = await runOnce();
+      if (claimed < GUIDE_BATCH && running) await sleep(GUIDE_FIXED_DELAY_MS);
+    }
+  })();
+
+  return {
+    published: () => published,
+    async stop() {
+      running = false;
+      await loop;
+      await producer.disconnect();
+    },
+  };
+}
