@@ -27,7 +27,7 @@ export interface InboxWriterDeps<DB extends OutboxTables> {
   readonly options: InboxWriterOptions;
 }
 
-/** PostgreSQL allows 65535 bind parameters per statement; 13 columns per row. */
+/** PostgreSQL allows 65535 bind parameters per statement; a row here takes 12. */
 const ROWS_PER_INSERT = 4000;
 
 /**
