@@ -127,8 +127,13 @@ export class Stack {
       const state = readState(name, env);
       if (state?.ownerPid === undefined || isAlive({ pid: state.ownerPid, startTime: undefined }))
         continue;
-      await new Stack(name, env).down();
-      reaped.push(name);
+      try {
+        await new Stack(name, env).down();
+        reaped.push(name);
+      } catch (error) {
+        // Another process brought it down at the same moment: nothing left to reap.
+        if (!(error instanceof InfraError && error.code === 'NO_STACK')) throw error;
+      }
     }
     return reaped;
   }
