@@ -1,11 +1,13 @@
 import { sleep } from './stats.ts';
 
 export interface OfferedLoadResult {
-  /** Orders accepted (201), with the moment the response arrived (epoch ms, sub-ms precision). */
+  /** Orders accepted (201), with the moment their response arrived (epoch ms). */
   readonly committed: ReadonlyMap<string, number>;
   /** Response times of the accepted requests, ms. */
   readonly responseMs: readonly number[];
   readonly failed: number;
+  /** Why requests failed: HTTP status or error name, with counts. */
+  readonly failures: ReadonlyMap<string, number>;
   /** Requests per second actually offered (the schedule can slip on a loaded machine). */
   readonly offeredRate: number;
 }
@@ -25,6 +27,11 @@ export async function offerOrders(options: {
   const committed = new Map<string, number>();
   const responseMs: number[] = [];
   let failed = 0;
+  const failures = new Map<string, number>();
+  const fail = (reason: string) => {
+    failed++;
+    failures.set(reason, (failures.get(reason) ?? 0) + 1);
+  };
   const inFlight = new Set<Promise<void>>();
   const post = async (i: number): Promise<void> => {
     const sent = performance.now();
@@ -38,18 +45,21 @@ export async function offerOrders(options: {
           currency: 'EUR',
         }),
       });
-      // The transaction committed before the response was written: this is "commit", late by
-      // the response's trip over loopback (well under a millisecond).
+      // When the answer arrived (an overloaded api answers late: B3 takes commit times from
+      // PostgreSQL instead).
       const at = nowEpochMs();
       const body: unknown = await response.json();
       if (response.status !== 201 || typeof body !== 'object' || body === null || !('id' in body)) {
-        failed++;
+        fail(`HTTP ${response.status}`);
         return;
       }
       committed.set(String(body.id), at);
       responseMs.push(performance.now() - sent);
-    } catch {
-      failed++;
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+      fail(
+        cause instanceof Error ? ('code' in cause && String(cause.code)) || cause.name : 'error',
+      );
     }
   };
   const started = performance.now();
@@ -61,5 +71,11 @@ export async function offerOrders(options: {
   }
   const offeredSeconds = (performance.now() - started) / 1000;
   await Promise.all(inFlight);
-  return { committed, responseMs, failed, offeredRate: total / Math.max(offeredSeconds, 1e-3) };
+  return {
+    committed,
+    responseMs,
+    failed,
+    failures,
+    offeredRate: total / Math.max(offeredSeconds, 1e-3),
+  };
 }

@@ -81,5 +81,8 @@ export function parseSettings(
   const only = onlyValue
     ? new Set(onlyValue.split(',').map((s) => s.trim().toUpperCase()))
     : undefined;
-  return { settings: isQuick ? quick : full, only };
+  const base = isQuick ? quick : full;
+  // BENCH_MEMORY_EVENTS overrides B6's backlog (e.g. a small one to try B6 in quick mode).
+  const memoryEvents = Number(env['BENCH_MEMORY_EVENTS'] ?? base.memoryEvents);
+  return { settings: Object.freeze({ ...base, memoryEvents }), only };
 }

@@ -3,6 +3,7 @@ import type { BenchContext } from '../context.ts';
 import type { Section } from '../report.ts';
 import { migrateService, startRole } from '../services.ts';
 import { fixed, int, showSpread, spread } from '../stats.ts';
+import { writeBreakdown } from './write-breakdown.ts';
 
 interface WriteRun {
   readonly rps: number;
@@ -73,6 +74,8 @@ export async function writeOverhead(ctx: BenchContext): Promise<Section> {
       withRuns.map((w, i) => 1 - w.rps / (withoutRuns[i]?.rps ?? Number.NaN)),
     );
     const pct = (v: number) => `${fixed(v * 100, 1)} %`;
+    ctx.log('B4 breakdown without HTTP');
+    const breakdown = await writeBreakdown(ctx);
     return {
       id: 'B4',
       title: 'The price of atomicity: POST /orders with and without the outbox insert',
@@ -102,6 +105,7 @@ export async function writeOverhead(ctx: BenchContext): Promise<Section> {
           headers: ['overhead (1 − with / without, per round)', 'median (min–max)'],
           rows: [['throughput lost to the outbox insert', showSpread(overhead, pct)]],
         },
+        breakdown,
       ],
       notes: [
         `autocannon ${settings.writeConnections} connections, ${settings.writeSeconds} s per run, ${settings.rounds} alternating rounds after a warm-up; one order-service api process per variant (DATABASE_POOL_SIZE 10).`,

@@ -16,6 +16,19 @@ interface Sample {
   readonly second: number;
   readonly relay: number | undefined;
   readonly consumer: number | undefined;
+  readonly relayHeap: number | undefined;
+  readonly consumerHeap: number | undefined;
+}
+
+/** V8 heap in use (MiB) from a role's /metrics (prom-client's default Node metrics). */
+async function heapUsedMiB(baseUrl: string): Promise<number | undefined> {
+  try {
+    const text = await (await fetch(`${baseUrl}/metrics`)).text();
+    const bytes = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1];
+    return bytes === undefined ? undefined : Number(bytes) / 2 ** 20;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -71,7 +84,17 @@ export async function memory(ctx: BenchContext): Promise<Section> {
     let lastCheck = 0;
     for (;;) {
       const second = (performance.now() - started) / 1000;
-      samples.push({ second, relay: rssMiB(relay.pid()), consumer: rssMiB(consumer.pid()) });
+      const [relayHeap, consumerHeap] = await Promise.all([
+        heapUsedMiB(relay.url),
+        heapUsedMiB(consumer.url),
+      ]);
+      samples.push({
+        second,
+        relay: rssMiB(relay.pid()),
+        consumer: rssMiB(consumer.pid()),
+        relayHeap,
+        consumerHeap,
+      });
       if (second - lastCheck >= 5 || second > CAP_SECONDS) {
         lastCheck = second;
         if (relayDone === undefined) {
@@ -107,6 +130,8 @@ export async function memory(ctx: BenchContext): Promise<Section> {
     };
     const relayRss = describe((s) => s.relay, relayDone);
     const consumerRss = describe((s) => s.consumer, consumerDone);
+    const relayHeap = describe((s) => s.relayHeap, relayDone);
+    const consumerHeap = describe((s) => s.consumerHeap, consumerDone);
     // RSS at each tenth of the relay's drain: "flat" is visible at a glance.
     const tenths = Array.from({ length: 11 }, (_, i) => i / 10);
     const at = (
@@ -124,7 +149,16 @@ export async function memory(ctx: BenchContext): Promise<Section> {
       title: `Memory: relay and consumer resident set while draining a ${int(events)}-event backlog`,
       tables: [
         {
-          headers: ['process', 'done after s', 'events/s', 'RSS MiB at start', 'max', 'at end'],
+          headers: [
+            'process',
+            'done after s',
+            'events/s',
+            'RSS MiB at start',
+            'max',
+            'at end',
+            'V8 heap used MiB max',
+            'at end',
+          ],
           rows: [
             [
               'order-service relay',
@@ -133,6 +167,8 @@ export async function memory(ctx: BenchContext): Promise<Section> {
               fixed(relayRss.first, 0),
               fixed(relayRss.max, 0),
               fixed(relayRss.last, 0),
+              fixed(relayHeap.max, 0),
+              fixed(relayHeap.last, 0),
             ],
             [
               'payment-service consumer (inbox writer)',
@@ -141,6 +177,8 @@ export async function memory(ctx: BenchContext): Promise<Section> {
               fixed(consumerRss.first, 0),
               fixed(consumerRss.max, 0),
               fixed(consumerRss.last, 0),
+              fixed(consumerHeap.max, 0),
+              fixed(consumerHeap.last, 0),
             ],
           ],
         },
@@ -150,6 +188,11 @@ export async function memory(ctx: BenchContext): Promise<Section> {
           rows: [
             ['relay', ...tenths.map((t) => at(t, relayDone, (s) => s.relay))],
             ['consumer', ...tenths.map((t) => at(t, consumerDone, (s) => s.consumer))],
+            ['relay V8 heap used', ...tenths.map((t) => at(t, relayDone, (s) => s.relayHeap))],
+            [
+              'consumer V8 heap used',
+              ...tenths.map((t) => at(t, consumerDone, (s) => s.consumerHeap)),
+            ],
           ],
         },
       ],
