@@ -10,7 +10,7 @@ import { migrateService, startRole } from '../services.ts';
 import { fixed, int, sleep } from '../stats.ts';
 
 const CHUNK = 100_000;
-const CAP_SECONDS = 900;
+const CAP_SECONDS = 600;
 
 interface Sample {
   readonly second: number;
