@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The workshop test starts its own stack and both services: one file at a time.
+    // One PostgreSQL + Kafka for the run; the workshop test adds both services to it.
+    globalSetup: ['@outbox-inbox/infra/vitest-global-setup'],
     fileParallelism: false,
     testTimeout: 240_000,
     hookTimeout: 180_000,

@@ -38,7 +38,8 @@ describe('paths named by the docs', () => {
     (_name, file) => {
       const references = pathReferences(root, file, readFileSync(file, 'utf8'));
       const broken = missing(references).map(
-        (reference) => `${path.relative(root, reference.file)}:${reference.line} ${reference.target}`,
+        (reference) =>
+          `${path.relative(root, reference.file)}:${reference.line} ${reference.target}`,
       );
       expect(broken).toEqual([]);
     },

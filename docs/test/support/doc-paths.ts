@@ -39,11 +39,7 @@ function looksLikeRepoPath(token: string): boolean {
  * (relative to the repo root) and relative markdown links (relative to the file). URLs,
  * anchors and `<placeholder>` paths are left alone. A trailing `#anchor` is ignored.
  */
-export function pathReferences(
-  repoRoot: string,
-  file: string,
-  markdown: string,
-): PathReference[] {
+export function pathReferences(repoRoot: string, file: string, markdown: string): PathReference[] {
   const found: PathReference[] = [];
   const lines = markdown.split('\n');
   let fenced = false;

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Exercise 2: a relay dies after Kafka acknowledged a batch and before it marked it published.
+source "$(dirname "$0")/lib.sh"
+
+step "Stop the order relay; one order waits in the outbox"
+run ./pnpm stack stop order-relay
+id=$(wk orders 1)
+run wk sql orders "SELECT id, event_type, published_at FROM outbox_event WHERE aggregate_id = '$id'"
+
+step "Run a relay that SIGKILLs itself right after Kafka's ack (FAULT_CRASH_AFTER_PUBLISH=1)"
+echo "\$ (cd services/order-service && FAULT_CRASH_AFTER_PUBLISH=1 DATABASE_URL=… KAFKA_BROKERS=… node src/main.ts --roles relay)"
+status=0
+database_url=$(wk db-url orders)
+brokers=$(wk brokers)
+(cd services/order-service && FAULT_CRASH_AFTER_PUBLISH=1 LOG_LEVEL=warn \
+  DATABASE_URL="$database_url" KAFKA_BROKERS="$brokers" node src/main.ts --roles relay) || status=$?
+echo "relay exit status: $status (137 = SIGKILL)"
+[ "$status" = 137 ]
+expect "the event is on order.events, but its outbox row is still unpublished"
+run wk sql orders "SELECT id, event_type, published_at FROM outbox_event WHERE aggregate_id = '$id'"
+
+step "Start the real relay: it publishes the row again"
+run ./pnpm stack start order-relay
+run wk wait-orders PAID "$id"
+expect "one event delivered twice on order.events; payment-service's inbox dropped the copy; one payment"
+run wk duplicates order.events
+run wk metric payment-consumer inbox_duplicates_dropped_total
+run wk sql payments "SELECT order_id, status FROM payments WHERE order_id = '$id'"
