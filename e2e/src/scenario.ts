@@ -7,7 +7,7 @@ import { superviseRoles } from './supervisor.ts';
 import { paymentLimit, startSystem, type System, type SystemOptions } from './system.ts';
 
 /** Orders per second offered while faults are injected: sized to finish in CI on two cores. */
-export const defaultRate = Number(process.env['E2E_RATE'] ?? 40);
+export const defaultRate = Number(process.env['E2E_RATE'] ?? 25);
 
 export interface FaultContext {
   readonly system: System;

@@ -15,7 +15,7 @@ it('order relay SIGKILLed repeatedly, also between the Kafka ack and the commit:
           description: 'traffic',
         });
         await pollUntil(() => system.stack.isRunning('order-relay'), {
-          timeoutMs: 30_000,
+          timeoutMs: 90_000,
           description: 'relay back',
         });
         await system.stack.kill('order-relay');

@@ -15,7 +15,7 @@ it('payment consumer, inbox processor and order consumer SIGKILLed mid-batch and
             description: 'traffic',
           });
           await pollUntil(() => system.stack.isRunning(victim), {
-            timeoutMs: 30_000,
+            timeoutMs: 90_000,
             description: `${victim} back`,
           });
           await system.stack.kill(victim);
