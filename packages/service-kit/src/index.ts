@@ -18,3 +18,5 @@ export type { Stoppable } from './roles/roles.ts';
 export { runUntilSignal } from './roles/run-until-signal.ts';
 export { createKafka } from './infrastructure/kafka.ts';
 export { crashAfterPublishHook } from './relay/crash-after-publish.ts';
+export { readServiceConfig } from './config/service-config.ts';
+export type { ServiceConfig } from './config/service-config.ts';

@@ -1,0 +1,62 @@
+import type { EnvReader } from './env-reader.ts';
+
+/**
+ * The settings every service reads the same way: database, Kafka, HTTP listener, logging and
+ * the outbox relay. A service's own config extends this with its domain settings.
+ */
+export interface ServiceConfig {
+  readonly databaseUrl: string;
+  readonly databasePoolSize: number;
+  /** Empty when no role of this process talks to Kafka. */
+  readonly kafkaBrokers: readonly string[];
+  readonly host: string;
+  /** Port of the api role. */
+  readonly port: number;
+  /** Health + metrics port of a process without the api role; none when unset. */
+  readonly opsPort: number | undefined;
+  readonly logLevel: string;
+  readonly kafkaClientId: string;
+  readonly consumerGroupId: string;
+  readonly relay: {
+    readonly batchSize: number;
+    readonly pollIntervalMs: number;
+    /** LISTEN for the NOTIFY issued at commit; false leaves the relay on polling alone. */
+    readonly notify: boolean;
+    /** Fault injection for the e2e suite: chance that the relay SIGKILLs itself after a send. */
+    readonly crashAfterPublish: number;
+  };
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Reads the shared settings, with the service's own defaults (its port and its name as Kafka
+ * client and consumer group), so every service names and validates them identically. Kafka
+ * brokers are required only when a role that needs Kafka runs.
+ */
+export function readServiceConfig(
+  read: EnvReader,
+  defaults: { name: string; port: number; needsKafka: boolean },
+): ServiceConfig {
+  return {
+    databaseUrl: read.url('DATABASE_URL', ['postgres', 'postgresql']),
+    databasePoolSize: read.integer('DATABASE_POOL_SIZE', { default: 10, min: 1, max: 100 }),
+    kafkaBrokers: Object.freeze(defaults.needsKafka ? read.list('KAFKA_BROKERS') : []),
+    host: read.string('HOST', '0.0.0.0'),
+    port: read.integer('PORT', { default: defaults.port, min: 0, max: 65535 }),
+    opsPort: read.optionalInteger('OPS_PORT', { min: 0, max: 65535 }),
+    logLevel: read.oneOf('LOG_LEVEL', logLevels, 'info'),
+    kafkaClientId: read.string('KAFKA_CLIENT_ID', defaults.name),
+    consumerGroupId: read.string('CONSUMER_GROUP_ID', defaults.name),
+    relay: Object.freeze({
+      batchSize: read.integer('RELAY_BATCH_SIZE', { default: 200, min: 1, max: 10_000 }),
+      pollIntervalMs: read.integer('RELAY_POLL_INTERVAL_MS', {
+        default: 500,
+        min: 10,
+        max: 60_000,
+      }),
+      notify: read.oneOf('RELAY_NOTIFY', ['true', 'false'], 'true') === 'true',
+      crashAfterPublish: read.probability('FAULT_CRASH_AFTER_PUBLISH', 0),
+    }),
+  };
+}
