@@ -20,3 +20,5 @@ export { createKafka } from './infrastructure/kafka.ts';
 export { crashAfterPublishHook } from './relay/crash-after-publish.ts';
 export { readServiceConfig } from './config/service-config.ts';
 export type { ServiceConfig } from './config/service-config.ts';
+export { migrateServiceSchema } from './database/migrate-service-schema.ts';
+export { withOneConnection } from './database/with-one-connection.ts';

@@ -1,7 +1,6 @@
+import { migrateServiceSchema, withOneConnection } from '@outbox-inbox/service-kit';
 import { sql, type Kysely } from 'kysely';
-import { Migrator, type Migration } from 'kysely/migration';
-import { migrateOutbox } from '@outbox-inbox/outbox';
-import { createDatabase } from '@outbox-inbox/service-kit';
+import type { Migration } from 'kysely/migration';
 import type { Logger } from 'pino';
 
 const orders0001: Migration = {
@@ -40,30 +39,18 @@ export const orderMigrations: Readonly<Record<string, Migration>> = Object.freez
 });
 
 /**
- * Brings the database to the latest schema: the outbox library's tables (tracked in their own
- * migration table), then the service's. Safe to run on every start and from several processes.
+ * Brings the database to the latest schema: the outbox library's tables, then the service's
+ * (tracked in `order_service_migration`). Safe to run on every start and from several processes.
  */
 export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
-  await migrateOutbox(db);
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => ({ ...orderMigrations }) },
+  await migrateServiceSchema(db, {
+    service: 'order-service',
+    migrations: orderMigrations,
     migrationTableName: 'order_service_migration',
-    migrationLockTableName: 'order_service_migration_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error !== undefined) {
-    const failed = results?.find((result) => result.status === 'Error')?.migrationName;
-    throw new Error(`order-service migration ${failed ?? '(unknown)'} failed`, { cause: error });
-  }
 }
 
 /** Connects, migrates to the latest schema, disconnects: for start-up scripts and tests. */
 export async function migrateDatabase(options: { url: string; logger: Logger }): Promise<void> {
-  const db = createDatabase<unknown>({ url: options.url, poolSize: 1, logger: options.logger });
-  try {
-    await migrateToLatest(db);
-  } finally {
-    await db.destroy();
-  }
+  await withOneConnection(options, migrateToLatest);
 }

@@ -1,7 +1,6 @@
-import { migrateOutbox } from '@outbox-inbox/outbox';
-import { createDatabase } from '@outbox-inbox/service-kit';
+import { migrateServiceSchema, withOneConnection } from '@outbox-inbox/service-kit';
 import { sql, type Kysely } from 'kysely';
-import { Migrator, type Migration } from 'kysely/migration';
+import type { Migration } from 'kysely/migration';
 import type { Logger } from 'pino';
 
 const payments0001: Migration = {
@@ -30,30 +29,18 @@ export const paymentMigrations: Readonly<Record<string, Migration>> = Object.fre
 });
 
 /**
- * Brings the database to the latest schema: the outbox library's tables (tracked in their own
- * migration table), then the service's. Safe to run on every start and from several processes.
+ * Brings the database to the latest schema: the outbox library's tables, then the service's
+ * (tracked in `payment_service_migration`). Safe to run on every start and from several processes.
  */
 export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
-  await migrateOutbox(db);
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => ({ ...paymentMigrations }) },
+  await migrateServiceSchema(db, {
+    service: 'payment-service',
+    migrations: paymentMigrations,
     migrationTableName: 'payment_service_migration',
-    migrationLockTableName: 'payment_service_migration_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error !== undefined) {
-    const failed = results?.find((result) => result.status === 'Error')?.migrationName;
-    throw new Error(`payment-service migration ${failed ?? '(unknown)'} failed`, { cause: error });
-  }
 }
 
 /** Connects, migrates to the latest schema, disconnects: for start-up scripts and tests. */
 export async function migrateDatabase(options: { url: string; logger: Logger }): Promise<void> {
-  const db = createDatabase<unknown>({ url: options.url, poolSize: 1, logger: options.logger });
-  try {
-    await migrateToLatest(db);
-  } finally {
-    await db.destroy();
-  }
+  await withOneConnection(options, migrateToLatest);
 }
