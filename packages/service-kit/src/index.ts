@@ -22,3 +22,4 @@ export { readServiceConfig } from './config/service-config.ts';
 export type { ServiceConfig } from './config/service-config.ts';
 export { migrateServiceSchema } from './database/migrate-service-schema.ts';
 export { withOneConnection } from './database/with-one-connection.ts';
+export { buildServiceApp } from './http/build-service-app.ts';

@@ -1,11 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import {
-  installErrorHandling,
-  installStrictValidation,
-  registerHealthRoutes,
-  registerMetricsRoute,
-} from '@outbox-inbox/service-kit';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { buildServiceApp } from '@outbox-inbox/service-kit';
+import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -25,26 +19,11 @@ export interface OrderAppDeps {
 
 /**
  * The HTTP API of order-service. It has no Kafka dependency on purpose: a write handler only
- * writes rows (R-DIST-OBX-X1); the relay publishes them.
+ * writes rows (R-DIST-OBX-X1); the relay publishes them. Request ids, validation, errors,
+ * health and metrics come from service-kit; the order routes are this service's own.
  */
 export function buildApp(deps: OrderAppDeps): FastifyInstance {
-  // Typed as fastify's logger interface so the instance is a plain FastifyInstance.
-  const loggerInstance: FastifyBaseLogger = deps.logger;
-  const app = Fastify({
-    loggerInstance,
-    bodyLimit: deps.bodyLimit ?? 16 * 1024,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
-    // While shutting down, new requests get 503 and in-flight ones finish.
-    return503OnClosing: true,
-  });
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  installStrictValidation(app);
-  installErrorHandling(app);
-  registerHealthRoutes(app, { db: deps.db });
-  registerMetricsRoute(app, deps.registry);
+  const app = buildServiceApp(deps);
   registerOrderRoutes(app, {
     db: deps.db,
     benchmarkSkipOutbox: deps.benchmarkSkipOutbox ?? false,
