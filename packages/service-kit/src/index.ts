@@ -23,3 +23,5 @@ export type { ServiceConfig } from './config/service-config.ts';
 export { migrateServiceSchema } from './database/migrate-service-schema.ts';
 export { withOneConnection } from './database/with-one-connection.ts';
 export { buildServiceApp } from './http/build-service-app.ts';
+export { startServiceRelay } from './relay/start-service-relay.ts';
+export type { ServiceRelayDeps } from './relay/start-service-relay.ts';
