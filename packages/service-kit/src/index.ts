@@ -25,3 +25,5 @@ export { withOneConnection } from './database/with-one-connection.ts';
 export { buildServiceApp } from './http/build-service-app.ts';
 export { startServiceRelay } from './relay/start-service-relay.ts';
 export type { ServiceRelayDeps } from './relay/start-service-relay.ts';
+export { startServiceProcess } from './roles/start-service-process.ts';
+export type { RunningService, ServiceContext } from './roles/start-service-process.ts';

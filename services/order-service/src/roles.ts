@@ -1,13 +1,5 @@
-import { createOutboxMetrics } from '@outbox-inbox/outbox';
-import {
-  buildOpsApp,
-  createDatabase,
-  createKafka,
-  startInOrder,
-  type Stoppable,
-} from '@outbox-inbox/service-kit';
+import { startServiceProcess, type RunningService } from '@outbox-inbox/service-kit';
 import type { Logger } from 'pino';
-import { Registry, collectDefaultMetrics } from 'prom-client';
 import { buildApp } from './app.ts';
 import type { OrderServiceConfig } from './config.ts';
 import { startPaymentConsumer } from './consumer/start-payment-consumer.ts';
@@ -21,10 +13,7 @@ export function rolesNeedKafka(roles: readonly OrderRole[]): boolean {
   return roles.includes('relay') || roles.includes('consumer');
 }
 
-export interface RunningOrderService extends Stoppable {
-  /** Where the api (or, without it, the health + metrics server) listens, e.g. http://127.0.0.1:3001. */
-  readonly url: string | undefined;
-}
+export type RunningOrderService = RunningService;
 
 /**
  * Starts the given roles in this process against one database pool and one Kafka client.
@@ -37,57 +26,34 @@ export async function startOrderService(options: {
   logger: Logger;
 }): Promise<RunningOrderService> {
   const { config, roles, logger } = options;
-  const db = createDatabase<OrderDatabase>({
-    url: config.databaseUrl,
-    poolSize: config.databasePoolSize,
+  const running = await startServiceProcess<OrderDatabase>({
+    config,
     logger,
+    needsKafka: rolesNeedKafka(roles),
+    workers: ({ db, kafka, metrics }) => [
+      ...(kafka && roles.includes('relay')
+        ? [() => startOrderRelay({ db, kafka, logger, metrics, config })]
+        : []),
+      ...(kafka && roles.includes('consumer')
+        ? [
+            () =>
+              startPaymentConsumer({ db, kafka, logger, metrics, groupId: config.consumerGroupId }),
+          ]
+        : []),
+    ],
+    api: roles.includes('api')
+      ? ({ db, registry }) =>
+          buildApp({
+            db,
+            logger: logger.child({ role: 'api' }),
+            registry,
+            benchmarkSkipOutbox: config.benchmarkSkipOutbox,
+          })
+      : undefined,
   });
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const metrics = createOutboxMetrics(registry, db);
-  const kafka = rolesNeedKafka(roles)
-    ? createKafka({ clientId: config.kafkaClientId, brokers: config.kafkaBrokers, logger })
-    : undefined;
-  let url: string | undefined;
-
-  const running = await startInOrder([
-    async () => ({ stop: () => db.destroy() }),
-    ...(kafka && roles.includes('relay')
-      ? [() => startOrderRelay({ db, kafka, logger, metrics, config })]
-      : []),
-    ...(kafka && roles.includes('consumer')
-      ? [
-          () =>
-            startPaymentConsumer({ db, kafka, logger, metrics, groupId: config.consumerGroupId }),
-        ]
-      : []),
-    ...(roles.includes('api')
-      ? [
-          async () => {
-            const app = buildApp({
-              db,
-              logger: logger.child({ role: 'api' }),
-              registry,
-              benchmarkSkipOutbox: config.benchmarkSkipOutbox,
-            });
-            url = await app.listen({ host: config.host, port: config.port });
-            return { stop: () => app.close() };
-          },
-        ]
-      : []),
-    ...(!roles.includes('api') && config.opsPort !== undefined
-      ? [
-          async () => {
-            const app = buildOpsApp({ db, logger: logger.child({ role: 'ops' }), registry });
-            url = await app.listen({ host: config.host, port: config.opsPort });
-            return { stop: () => app.close() };
-          },
-        ]
-      : []),
-  ]);
   if (config.benchmarkSkipOutbox && roles.includes('api')) {
     logger.warn('BENCHMARK_SKIP_OUTBOX=true: orders are created WITHOUT their outbox events');
   }
-  logger.info({ roles, url }, 'order-service started');
-  return { stop: running.stop, url };
+  logger.info({ roles, url: running.url }, 'order-service started');
+  return running;
 }

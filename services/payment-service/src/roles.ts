@@ -1,13 +1,5 @@
-import { createOutboxMetrics } from '@outbox-inbox/outbox';
-import {
-  buildOpsApp,
-  createDatabase,
-  createKafka,
-  startInOrder,
-  type Stoppable,
-} from '@outbox-inbox/service-kit';
+import { startServiceProcess, type RunningService } from '@outbox-inbox/service-kit';
 import type { Logger } from 'pino';
-import { Registry, collectDefaultMetrics } from 'prom-client';
 import { buildApp } from './app.ts';
 import type { PaymentServiceConfig } from './config.ts';
 import type { PaymentDatabase } from './database/schema.ts';
@@ -22,10 +14,7 @@ export function rolesNeedKafka(roles: readonly PaymentRole[]): boolean {
   return roles.includes('relay') || roles.includes('consumer');
 }
 
-export interface RunningPaymentService extends Stoppable {
-  /** Where the api (or, without it, the health + metrics server) listens, e.g. http://127.0.0.1:3002. */
-  readonly url: string | undefined;
-}
+export type RunningPaymentService = RunningService;
 
 /**
  * Starts the given roles in this process against one database pool and one Kafka client.
@@ -38,49 +27,25 @@ export async function startPaymentService(options: {
   logger: Logger;
 }): Promise<RunningPaymentService> {
   const { config, roles, logger } = options;
-  const db = createDatabase<PaymentDatabase>({
-    url: config.databaseUrl,
-    poolSize: config.databasePoolSize,
+  const running = await startServiceProcess<PaymentDatabase>({
+    config,
     logger,
+    needsKafka: rolesNeedKafka(roles),
+    workers: ({ db, kafka, metrics }) => [
+      ...(kafka && roles.includes('relay')
+        ? [() => startPaymentRelay({ db, kafka, logger, metrics, config })]
+        : []),
+      ...(roles.includes('processor')
+        ? [() => startPaymentProcessor({ db, logger, metrics, config })]
+        : []),
+      ...(kafka && roles.includes('consumer')
+        ? [() => startOrderInbox({ db, kafka, logger, metrics, groupId: config.consumerGroupId })]
+        : []),
+    ],
+    api: roles.includes('api')
+      ? ({ db, registry }) => buildApp({ db, logger: logger.child({ role: 'api' }), registry })
+      : undefined,
   });
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const metrics = createOutboxMetrics(registry, db);
-  const kafka = rolesNeedKafka(roles)
-    ? createKafka({ clientId: config.kafkaClientId, brokers: config.kafkaBrokers, logger })
-    : undefined;
-  let url: string | undefined;
-
-  const running = await startInOrder([
-    async () => ({ stop: () => db.destroy() }),
-    ...(kafka && roles.includes('relay')
-      ? [() => startPaymentRelay({ db, kafka, logger, metrics, config })]
-      : []),
-    ...(roles.includes('processor')
-      ? [() => startPaymentProcessor({ db, logger, metrics, config })]
-      : []),
-    ...(kafka && roles.includes('consumer')
-      ? [() => startOrderInbox({ db, kafka, logger, metrics, groupId: config.consumerGroupId })]
-      : []),
-    ...(roles.includes('api')
-      ? [
-          async () => {
-            const app = buildApp({ db, logger: logger.child({ role: 'api' }), registry });
-            url = await app.listen({ host: config.host, port: config.port });
-            return { stop: () => app.close() };
-          },
-        ]
-      : []),
-    ...(!roles.includes('api') && config.opsPort !== undefined
-      ? [
-          async () => {
-            const app = buildOpsApp({ db, logger: logger.child({ role: 'ops' }), registry });
-            url = await app.listen({ host: config.host, port: config.opsPort });
-            return { stop: () => app.close() };
-          },
-        ]
-      : []),
-  ]);
-  logger.info({ roles, url }, 'payment-service started');
-  return { stop: running.stop, url };
+  logger.info({ roles, url: running.url }, 'payment-service started');
+  return running;
 }

@@ -1,0 +1,80 @@
+import { createOutboxMetrics, type OutboxMetrics, type OutboxTables } from '@outbox-inbox/outbox';
+import type { FastifyInstance } from 'fastify';
+import type { Kafka } from 'kafkajs';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { ServiceConfig } from '../config/service-config.ts';
+import { createDatabase } from '../database/create-database.ts';
+import { buildOpsApp } from '../http/build-ops-app.ts';
+import { createKafka } from '../infrastructure/kafka.ts';
+import { startInOrder, type Stoppable } from './roles.ts';
+
+/** What a service's roles share inside one process. */
+export interface ServiceContext<DB> {
+  readonly db: Kysely<DB>;
+  /** Undefined when no role of this process needs Kafka. */
+  readonly kafka: Kafka | undefined;
+  /** Served at /metrics by the api (or ops) server. */
+  readonly registry: Registry;
+  readonly metrics: OutboxMetrics;
+}
+
+export interface RunningService extends Stoppable {
+  /** Where the api (or, without it, the health + metrics server) listens, e.g. http://127.0.0.1:3001. */
+  readonly url: string | undefined;
+}
+
+/**
+ * Starts a service's roles against one database pool, one Kafka client and one metrics
+ * registry: the pool, then the workers in the order given, then the HTTP server (the api, or
+ * without it the health + metrics server on OPS_PORT when set). `stop()` stops accepting
+ * requests first, then lets the workers finish their unit of work, then closes the pool.
+ */
+export async function startServiceProcess<DB extends OutboxTables>(options: {
+  config: ServiceConfig;
+  logger: Logger;
+  needsKafka: boolean;
+  workers: (context: ServiceContext<DB>) => readonly (() => Promise<Stoppable>)[];
+  /** Builds the api role's app; undefined when this process runs no api. */
+  api: ((context: ServiceContext<DB>) => FastifyInstance) | undefined;
+}): Promise<RunningService> {
+  const { config, logger, api } = options;
+  const db = createDatabase<DB>({
+    url: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    logger,
+  });
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const metrics = createOutboxMetrics(registry, db);
+  const kafka = options.needsKafka
+    ? createKafka({ clientId: config.kafkaClientId, brokers: config.kafkaBrokers, logger })
+    : undefined;
+  const context: ServiceContext<DB> = { db, kafka, registry, metrics };
+  let url: string | undefined;
+
+  const running = await startInOrder([
+    async () => ({ stop: () => db.destroy() }),
+    ...options.workers(context),
+    ...(api !== undefined
+      ? [
+          async () => {
+            const app = api(context);
+            url = await app.listen({ host: config.host, port: config.port });
+            return { stop: () => app.close() };
+          },
+        ]
+      : []),
+    ...(api === undefined && config.opsPort !== undefined
+      ? [
+          async () => {
+            const app = buildOpsApp({ db, logger: logger.child({ role: 'ops' }), registry });
+            url = await app.listen({ host: config.host, port: config.opsPort });
+            return { stop: () => app.close() };
+          },
+        ]
+      : []),
+  ]);
+  return { stop: running.stop, url };
+}
