@@ -18,6 +18,6 @@ run git diff --stat
 step "Scenario 2 (relays killed between Kafka's ack and their commit) on the broken code"
 expect "the scenario FAILS: 'order <id> has 2 payments' among the violations"
 status=0
-(cd e2e && npx vitest run test/2-relay-killed.test.ts 2>&1 | tee /tmp/workshop-3.log | grep -E 'has [0-9]+ payments|✓|×|Tests ') || true
+(cd e2e && npx vitest run --testTimeout=900000 test/2-relay-killed.test.ts 2>&1 | tee /tmp/workshop-3.log | grep -E 'has [0-9]+ payments|✓|×|Tests ') || true
 grep -q 'has [0-9]* payments' /tmp/workshop-3.log || status=1
 [ "$status" = 0 ] && echo ">> seen: the suite caught the double charges" || { echo "the suite did not report a double payment; see /tmp/workshop-3.log"; exit 1; }
