@@ -117,10 +117,16 @@ export async function latency(ctx: BenchContext): Promise<Section> {
     const handled = await sql<{ id: string; ms: number }>`
       SELECT payload->>'orderId' AS id, extract(epoch FROM processed_at)::float8 * 1000 AS ms
       FROM inbox_event WHERE payload->>'orderId' = ANY(${ids}::text[])`.execute(payments);
+    // "Commit", conservatively: the order's write transaction start (orders.created_at is
+    // now()); the HTTP answer can arrive seconds after the commit on an overloaded machine.
+    const commits = await sql<{ id: string; ms: number }>`
+      SELECT id::text AS id, extract(epoch FROM created_at)::float8 * 1000 AS ms
+      FROM orders WHERE id = ANY(${ids}::uuid[])`.execute(orders);
+    const committedAt = new Map(commits.rows.map((row) => [row.id, row.ms]));
     const toKafkaMs = ids.map(
-      (id) => (appendedAt.get(id) ?? Number.NaN) - (load.committed.get(id) ?? 0),
+      (id) => (appendedAt.get(id) ?? Number.NaN) - (committedAt.get(id) ?? Number.NaN),
     );
-    const toHandledMs = handled.rows.map((row) => row.ms - (load.committed.get(row.id) ?? 0));
+    const toHandledMs = handled.rows.map((row) => row.ms - (committedAt.get(row.id) ?? Number.NaN));
     return {
       rate,
       mode,
