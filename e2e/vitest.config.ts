@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     // Each scenario starts its own PostgreSQL, Kafka and nine service processes: one at a time.
     fileParallelism: false,
-    testTimeout: 300_000,
+    testTimeout: 600_000,
     hookTimeout: 180_000,
     reporters: ['default'],
   },

@@ -138,6 +138,8 @@ export async function startSystem(options: SystemOptions): Promise<System> {
             : {}),
         },
         readiness: { type: 'http', url: `http://127.0.0.1:${process.port}/health/live` },
+        // Nine Node processes start at once on two cores: give each time to load.
+        readyTimeoutMs: 90_000,
         endpoints: { url: `http://127.0.0.1:${process.port}` },
       }),
     ),

@@ -1,18 +1,35 @@
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { InfraError } from './errors.ts';
 
-/** Asks the kernel for a free loopback port. */
+/**
+ * Picks a free loopback port BELOW the kernel's ephemeral range. A port the kernel hands out
+ * for `listen(0)` comes from the same range as the source ports of outgoing connections, so
+ * on a busy machine a client socket can take it before the server binds it. Ports below the
+ * range are only ever taken by servers.
+ */
 export async function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  const [ephemeralStart] = ephemeralRange();
+  const low = 20_000;
+  const high = Math.max(low + 1000, ephemeralStart - 1);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await isPortFree(port)) return port;
+  }
+  throw new InfraError('PORT_TAKEN', `no free port found between ${low} and ${high}`);
+}
+
+function ephemeralRange(): [number, number] {
+  try {
+    const [start, end] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (start !== undefined && end !== undefined && start > 0) return [start, end];
+  } catch {
+    // Not Linux: use the IANA dynamic range's start.
+  }
+  return [49_152, 65_535];
 }
 
 export async function isPortFree(port: number): Promise<boolean> {
