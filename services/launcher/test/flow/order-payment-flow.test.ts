@@ -102,6 +102,8 @@ describe('order → payment → order status, over real PostgreSQL and Kafka', (
       .selectFrom('outbox_event')
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .where('event_type', '=', 'PaymentRefunded')
+      // Other test files share this database: count only this test's orders.
+      .where('partition_key', 'in', ids)
       .executeTakeFirstOrThrow();
     expect(Number(refundEvents.n)).toBe(refunds);
 
