@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import type { Stack } from '@outbox-inbox/infra';
+import path from 'node:path';
+import { findRepoRoot, type Stack } from '@outbox-inbox/infra';
 import { sql, type Kysely } from 'kysely';
 
 export interface Machine {
@@ -42,5 +43,13 @@ function kafkaVersion(stack: Stack): string {
   } catch {
     // fall through
   }
-  return 'Apache Kafka (version not found in the broker log)';
+  // The local provider runs the jars infra/kafka/pom.xml resolves (kafka_2.13-<version>.jar).
+  try {
+    const pom = readFileSync(path.join(findRepoRoot(), 'infra', 'kafka', 'pom.xml'), 'utf8');
+    const version = /<kafka\.version>([^<]+)</.exec(pom)?.[1];
+    if (version) return `Apache Kafka ${version} (KRaft, one node; from infra/kafka/pom.xml)`;
+  } catch {
+    // fall through
+  }
+  return 'Apache Kafka (version unknown)';
 }
