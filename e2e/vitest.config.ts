@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    globalSetup: ['./src/report-global-setup.ts'],
     // Each scenario starts its own PostgreSQL, Kafka and nine service processes: one at a time.
     fileParallelism: false,
     testTimeout: 600_000,

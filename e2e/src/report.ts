@@ -20,6 +20,12 @@ export interface ScenarioCounts {
 const reportDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../report');
 const jsonFile = path.join(reportDir, 'latest.json');
 
+/** Where the counts go: JSON for machines, Markdown for people. */
+export const reportFiles = Object.freeze({
+  json: jsonFile,
+  markdown: path.join(reportDir, 'latest.md'),
+});
+
 const columns: readonly [keyof ScenarioCounts, string][] = [
   ['scenario', 'scenario'],
   ['ordersAccepted', 'orders accepted'],
@@ -69,7 +75,7 @@ export function recordScenario(counts: ScenarioCounts, options: { fresh?: boolea
     markdownTable(rows),
     '',
   ].join('\n');
-  writeFileSync(path.join(reportDir, 'latest.md'), markdown);
+  writeFileSync(reportFiles.markdown, markdown);
 }
 
 export function readReport(): ScenarioCounts[] {
