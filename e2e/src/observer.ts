@@ -1,11 +1,7 @@
 import type { System } from './system.ts';
 
 /** Counters that only exist in the processes' memory: sampled so a SIGKILL loses little. */
-const sampledCounters = [
-  'inbox_duplicates_dropped_total',
-  'processed_event_duplicates_total',
-] as const;
-type SampledCounter = (typeof sampledCounters)[number];
+type SampledCounter = 'inbox_duplicates_dropped_total' | 'processed_event_duplicates_total';
 
 function parseCounter(text: string, name: string): number {
   let total = 0;
@@ -32,7 +28,7 @@ async function unpublished(pool: System['orderDb']): Promise<number> {
 export function observe(system: System, options: { intervalMs?: number } = {}) {
   let largestBacklog = 0;
   const lastSeen = new Map<string, Record<SampledCounter, number>>();
-  let busy = false;
+  let stopped: Promise<void> | undefined;
 
   const sample = async (): Promise<void> => {
     const backlogs = await Promise.allSettled([
@@ -54,21 +50,24 @@ export function observe(system: System, options: { intervalMs?: number } = {}) {
             signal: AbortSignal.timeout(1000),
           });
           const text = await response.text();
-          const values = Object.fromEntries(
-            sampledCounters.map((name) => [name, parseCounter(text, name)]),
-          );
-          lastSeen.set(`${role.component}:${pid}`, values as Record<SampledCounter, number>);
+          lastSeen.set(`${role.component}:${pid}`, {
+            inbox_duplicates_dropped_total: parseCounter(text, 'inbox_duplicates_dropped_total'),
+            processed_event_duplicates_total: parseCounter(
+              text,
+              'processed_event_duplicates_total',
+            ),
+          });
         }),
     );
   };
 
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    void sample().finally(() => {
-      busy = false;
-    });
-  }, options.intervalMs ?? 250);
+  // One sample at a time: a slow scrape is never overlapped by the next tick.
+  let inFlight: Promise<void> | undefined;
+  const sampleOnce = (): Promise<void> =>
+    (inFlight ??= sample().finally(() => {
+      inFlight = undefined;
+    }));
+  const timer = setInterval(() => void sampleOnce(), options.intervalMs ?? 250);
 
   const total = (name: SampledCounter): number =>
     [...lastSeen.values()].reduce((sum, values) => sum + values[name], 0);
@@ -77,10 +76,11 @@ export function observe(system: System, options: { intervalMs?: number } = {}) {
     largestBacklog: () => largestBacklog,
     duplicatesDroppedByInbox: () => total('inbox_duplicates_dropped_total'),
     duplicatesDroppedByDedup: () => total('processed_event_duplicates_total'),
-    async stop(): Promise<void> {
+    /** Stops sampling after one last sample; calling it again changes nothing. */
+    stop(): Promise<void> {
       clearInterval(timer);
-      while (busy) await new Promise((resolve) => setTimeout(resolve, 50));
-      await sample();
+      stopped ??= (inFlight ?? Promise.resolve()).then(() => sample());
+      return stopped;
     },
   };
 }

@@ -55,14 +55,13 @@ export function markdownTable(rows: readonly ScenarioCounts[]): string {
 
 /**
  * Records one scenario's counts in e2e/report/latest.json and rewrites latest.md.
- * The suite's first scenario starts a fresh report.
+ * The suite's global set-up starts each run with no report.
  */
-export function recordScenario(counts: ScenarioCounts, options: { fresh?: boolean } = {}): void {
+export function recordScenario(counts: ScenarioCounts): void {
   mkdirSync(reportDir, { recursive: true });
-  const previous: ScenarioCounts[] =
-    !options.fresh && existsSync(jsonFile)
-      ? (JSON.parse(readFileSync(jsonFile, 'utf8')) as ScenarioCounts[])
-      : [];
+  const previous: ScenarioCounts[] = existsSync(jsonFile)
+    ? (JSON.parse(readFileSync(jsonFile, 'utf8')) as ScenarioCounts[])
+    : [];
   const rows = [...previous.filter((row) => row.scenario !== counts.scenario), counts].sort(
     (a, b) => a.scenario.localeCompare(b.scenario),
   );
@@ -76,10 +75,4 @@ export function recordScenario(counts: ScenarioCounts, options: { fresh?: boolea
     '',
   ].join('\n');
   writeFileSync(reportFiles.markdown, markdown);
-}
-
-export function readReport(): ScenarioCounts[] {
-  return existsSync(jsonFile)
-    ? (JSON.parse(readFileSync(jsonFile, 'utf8')) as ScenarioCounts[])
-    : [];
 }
