@@ -37,13 +37,13 @@ Try it:
   curl -s -X POST ${services.orderApiUrl}/orders -H 'content-type: application/json' \\
        -d '{"customerId":"c-1","amount":4200,"currency":"EUR"}'
   curl -s ${services.orderApiUrl}/orders/<id>
-  pnpm demo
+  ./pnpm demo
 
 Break it (from another shell):
-  pnpm stack status
-  pnpm stack kill kafka          pnpm stack start kafka
-  pnpm stack kill order-relay    pnpm stack start order-relay
-  pnpm stack logs payment-processor --follow
+  ./pnpm stack status
+  ./pnpm stack kill kafka          ./pnpm stack start kafka
+  ./pnpm stack kill order-relay    ./pnpm stack start order-relay
+  ./pnpm stack logs payment-processor --follow
   components: ${componentNames.join(', ')}
 
 Ctrl-C stops everything.`);
