@@ -265,7 +265,14 @@ export class Stack {
       // Kept for a post-mortem: no longer owned, so reapOrphans() leaves the files alone.
       writeState({ ...this.state, ownerPid: undefined }, this.#env);
     } else {
-      rmSync(stackDir(this.name, this.#env), { recursive: true, force: true });
+      const dir = stackDir(this.name, this.#env);
+      // PostgreSQL's data may live outside the stack's folder (see definePostgres).
+      for (const record of records) {
+        if (record.dataDir && !record.dataDir.startsWith(`${dir}${path.sep}`)) {
+          rmSync(path.dirname(record.dataDir), { recursive: true, force: true });
+        }
+      }
+      rmSync(dir, { recursive: true, force: true });
     }
   }
 

@@ -1,5 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { InfraError } from '../errors.ts';
 import type { ComponentRecord } from '../state-file.ts';
@@ -63,9 +65,10 @@ export function definePostgres(options: {
   port: number;
   binDir: string;
 }): ComponentRecord {
-  const { dir, port, binDir } = options;
-  const dataDir = path.join(dir, 'data');
+  const { port, binDir } = options;
   const runAs = postgresRunAs();
+  const dir = runAs ? reachableBy(runAs, options.dir) : options.dir;
+  const dataDir = path.join(dir, 'data');
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
     name: 'postgres',
@@ -122,4 +125,19 @@ export function definePostgres(options: {
     endpoints: { url },
     ports: { postgres: port },
   };
+}
+
+/**
+ * The folder PostgreSQL's data and socket live in, as seen by the user it runs as. A clone
+ * under a private folder (`mktemp -d`, /root) cannot be entered by that user; its server
+ * then lives under the system temp folder instead, named after the stack's own folder.
+ */
+function reachableBy(user: { uid: number; gid: number }, dir: string): string {
+  let existing = dir;
+  while (!existsSync(existing)) existing = path.dirname(existing);
+  // Folders created below `existing` get mode 755, so entering `existing` is what decides.
+  const probe = spawnSync('test', ['-x', existing], { uid: user.uid, gid: user.gid });
+  if (probe.status === 0) return dir;
+  const id = createHash('sha256').update(dir).digest('hex').slice(0, 16);
+  return path.join(os.tmpdir(), `outbox-inbox-postgres-${id}`);
 }
