@@ -22,8 +22,10 @@ export interface RelayOptions {
   /** Most events claimed, sent (one `sendBatch`) and marked in one transaction. */
   readonly batchSize: number;
   /**
-   * Claim-send-mark loops in this relay, each with its own producer (default 1). They act
-   * like separate relays: per-key order holds; 2 overlaps database work with Kafka waits.
+   * Claim-send-mark loops in this relay, each with its own producer and, during a batch, its
+   * own pooled connection (default 2). They act like separate relays: per-key order holds,
+   * and one lane's database work overlaps the other's wait for Kafka (B1: ~10 % more drain
+   * rate than 1 lane on 2 cores; more lanes contend for the same keys and cores).
    */
   readonly lanes: number;
   /** How many of the oldest unpublished rows a claim examines to find partition-key heads. */
@@ -49,7 +51,7 @@ export interface RelayOptions {
 
 export const DEFAULT_RELAY_OPTIONS: RelayOptions = Object.freeze({
   batchSize: 500,
-  lanes: 1,
+  lanes: 2,
   scanWindow: 2000,
   pollIntervalMs: 1000,
   notify: true,
