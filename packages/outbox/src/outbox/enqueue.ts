@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { OutboxError } from '../errors.ts';
+import { outboxTrx } from '../internal/views.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { OUTBOX_CHANNEL } from './channels.ts';
 import type { OutboxEventInput } from './outbox-event-input.ts';
@@ -41,34 +42,18 @@ export async function enqueueMany<DB extends OutboxTables>(
   }
   if (events.length === 0) return { eventIds: [] };
   const rows = events.map((event) => toRow(event));
-  const column = (pick: (row: OutboxRow) => string): string[] => rows.map(pick);
-  // One statement. The MATERIALIZED CTE runs before any row is built, so the transaction holds
-  // its xid BEFORE the identity draws outbox ids: what the relay's commit-order fence relies
-  // on (see README, "Ordering"). The NOTIFY is delivered only at commit, whenever it is issued.
-  // `unnest` yields the rows in array order, so ids follow the order of `events`.
-  const notify = options.notify === false ? sql`` : sql`, pg_notify(${OUTBOX_CHANNEL}, '')`;
-  await sql`
-    WITH xact AS MATERIALIZED (SELECT pg_current_xact_id() AS transaction_id ${notify})
-    INSERT INTO outbox_event (event_id, event_type, aggregate_type, aggregate_id, topic,
-      partition_key, payload, headers, transaction_id)
-    SELECT e.event_id, e.event_type, e.aggregate_type, e.aggregate_id, e.topic,
-      e.partition_key, e.payload, e.headers, xact.transaction_id
-    FROM xact, unnest(
-      ${column((row) => row.event_id)}::uuid[],
-      ${column((row) => row.event_type)}::text[],
-      ${column((row) => row.aggregate_type)}::text[],
-      ${column((row) => row.aggregate_id)}::text[],
-      ${column((row) => row.topic)}::text[],
-      ${column((row) => row.partition_key)}::text[],
-      ${column((row) => row.payload)}::jsonb[],
-      ${column((row) => row.headers)}::jsonb[]
-    ) AS e(event_id, event_type, aggregate_type, aggregate_id, topic, partition_key, payload,
-      headers)
-  `.execute(trx);
+  const db = outboxTrx(trx);
+  // pg_current_xact_id() first: the transaction gets its xid BEFORE it draws outbox ids, which
+  // is what the relay's commit-order fence relies on (see README, "Ordering"). The NOTIFY is
+  // only delivered at commit, so issuing it before the INSERT changes nothing.
+  await (
+    options.notify === false
+      ? sql`SELECT pg_current_xact_id()`
+      : sql`SELECT pg_current_xact_id(), pg_notify(${OUTBOX_CHANNEL}, '')`
+  ).execute(db);
+  await db.insertInto('outbox_event').values(rows).execute();
   return { eventIds: rows.map((row) => row.event_id) };
 }
-
-type OutboxRow = ReturnType<typeof toRow>;
 
 function toRow(event: OutboxEventInput) {
   const eventId = event.eventId ?? uuidv7();
