@@ -32,6 +32,12 @@ export interface RelayOptions {
   readonly scanWindow: number;
   /** Fallback poll when no NOTIFY arrives (or LISTEN is off / down). */
   readonly pollIntervalMs: number;
+  /**
+   * After a batch that was not full, a lane waits this long before it claims again, so a
+   * steady stream is published in batches instead of one claim per commit (Kafka's
+   * `linger.ms`, for the claim). A full batch is followed at once: that is a backlog.
+   */
+  readonly lingerMs: number;
   /** LISTEN for the NOTIFY that `enqueue` issues at commit; needs `deps.listen`. */
   readonly notify: boolean;
   /** `lock_timeout` of the claiming transaction. */
@@ -54,6 +60,7 @@ export const DEFAULT_RELAY_OPTIONS: RelayOptions = Object.freeze({
   lanes: 2,
   scanWindow: 2000,
   pollIntervalMs: 1000,
+  lingerMs: 10,
   notify: true,
   lockTimeoutMs: 2000,
   statementTimeoutMs: 15_000,

@@ -96,8 +96,12 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
           if (running) await stopping.wait(backoffDelay(options.backoff, state.failures));
           continue;
         }
-        // A NOTIFY during the batch is remembered by `work`, so nothing waits a full poll.
-        if (published === 0 && running) await work.wait(options.pollIntervalMs);
+        if (!running || published >= options.batchSize) continue;
+        // Caught up. A partial batch: let commits gather for lingerMs, then claim again (rows
+        // the fence held back may have settled without a NOTIFY). An empty one: wait for a
+        // NOTIFY (one received mid-batch is remembered by `work`) or the poll.
+        if (published > 0) await stopping.wait(options.lingerMs);
+        else await work.wait(options.pollIntervalMs);
       }
     } finally {
       await dropProducer();

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { pollUntil } from '@outbox-inbox/infra';
+import { enqueue, startRelay } from '../../src/index.ts';
+import {
+  collectTopic,
+  count,
+  createKafka,
+  createTestDb,
+  createTopic,
+  recordingLogger,
+  type TestDb,
+} from '../support/harness.ts';
+
+let testDb: TestDb;
+beforeAll(async () => {
+  testDb = await createTestDb('relay_linger');
+});
+afterAll(async () => {
+  await testDb.destroy();
+});
+
+it('a steady stream of commits goes out in batches: after a partial batch the lane lingers', async () => {
+  const kafka = createKafka();
+  const topic = await createTopic(kafka, 'relay-linger', 1);
+  const collected = await collectTopic(kafka, topic);
+  const lingerMs = 100;
+  const batches: { at: number; size: number }[] = [];
+  const relay = await startRelay({
+    db: testDb.db,
+    kafka,
+    logger: recordingLogger(),
+    listen: { connectionString: testDb.url },
+    options: {
+      lanes: 1,
+      lingerMs,
+      // NOTIFY wakes the relay; the poll would only add claims of its own.
+      pollIntervalMs: 60_000,
+      hooks: {
+        afterPublish: (batch) => void batches.push({ at: performance.now(), size: batch.length }),
+      },
+    },
+  });
+  const commit = (n: number) =>
+    testDb.db.transaction().execute((trx) =>
+      enqueue(trx, {
+        eventType: 'Tick',
+        aggregateType: 'stream',
+        aggregateId: 's',
+        topic,
+        partitionKey: 's',
+        payload: { n },
+      }),
+    );
+  try {
+    // Warm-up: the producer connected and the first batch out before the stream starts.
+    await commit(0);
+    await pollUntil(() => batches.length === 1, {
+      timeoutMs: 30_000,
+      description: 'the warm-up event published',
+    });
+    batches.length = 0;
+    // Commits back to back, one event each: every commit NOTIFYs the relay.
+    const commits = 500;
+    for (let n = 1; n <= commits; n++) await commit(n);
+    await pollUntil(
+      async () => (await count(testDb.db, 'outbox_event WHERE published_at IS NULL')) === 0,
+      { timeoutMs: 30_000, description: 'every event published' },
+    );
+    const messages = await pollUntil(
+      () => collected.messages.length > commits && collected.messages,
+      { timeoutMs: 20_000, description: 'every event on the topic' },
+    );
+    expect(messages.map((m) => (JSON.parse(m.value) as { n: number }).n)).toEqual(
+      Array.from({ length: commits + 1 }, (_, n) => n),
+    );
+    // Without the linger each commit's NOTIFY would start a claim of its own: hundreds of
+    // batches of one or two events, a few milliseconds apart.
+    expect(batches.reduce((sum, b) => sum + b.size, 0)).toBe(commits);
+    for (let i = 1; i < batches.length; i++) {
+      const gap = (batches[i]?.at ?? 0) - (batches[i - 1]?.at ?? 0);
+      // Timers may fire up to a millisecond early.
+      expect(gap, `gap before batch ${i} of ${batches.length}`).toBeGreaterThanOrEqual(
+        lingerMs - 1,
+      );
+    }
+    expect(batches.length).toBeLessThan(commits / 5);
+  } finally {
+    await relay.stop();
+    await collected.stop();
+  }
+});
