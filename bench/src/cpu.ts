@@ -1,0 +1,179 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+
+/**
+ * Where the CPU went while a measured run was going: the machine has only two cores, so a
+ * rate is often "what fits into 2 CPU-seconds per second", and this says who spent them.
+ * Linux /proc only; read before and after, so nothing runs in between.
+ */
+export interface CpuUse {
+  readonly wallSeconds: number;
+  /** CPU-seconds the whole machine was busy (every core, every process, also other users'). */
+  readonly machineSeconds: number;
+  /** CPU-seconds per named process group, e.g. { bench: 1.6, postgres: 2.0, kafka: 0.4 }. */
+  readonly byName: Readonly<Record<string, number>>;
+  /** machineSeconds − the named ones: what else ran on the machine meanwhile. */
+  readonly otherSeconds: number;
+}
+
+/** Clock ticks per second of /proc's counters (USER_HZ, 100 on Linux). */
+const TICKS = 100;
+
+/** Busy ticks of all cores (user, nice, system, irq, softirq, steal). */
+function machineTicks(): number {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.split(/\s+/).slice(1) ?? [];
+  const [user, nice, system, , , irq, softirq, steal] = fields.map(Number);
+  return (user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0);
+}
+
+interface ProcStat {
+  readonly ppid: number;
+  /** utime + stime of the process itself (all its threads). */
+  readonly own: number;
+  /** cutime + cstime: what its children used that it has already reaped. */
+  readonly reaped: number;
+}
+
+function procStat(pid: number): ProcStat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces and parentheses; the fields start after the last ')'.
+    const fields = text
+      .slice(text.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    return {
+      ppid: fields[1] ?? 0,
+      own: (fields[11] ?? 0) + (fields[12] ?? 0),
+      reaped: (fields[13] ?? 0) + (fields[14] ?? 0),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every process's counters, read once. */
+function allProcesses(): Map<number, ProcStat> {
+  const stats = new Map<number, ProcStat>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    const stat = procStat(pid);
+    if (stat !== undefined) stats.set(pid, stat);
+  }
+  return stats;
+}
+
+/**
+ * Ticks of a process tree: the root and its descendants, the exited ones included (a server
+ * that forks a process per connection, like PostgreSQL, reaps them into its own counters).
+ */
+function treeTicks(root: number, stats: ReadonlyMap<number, ProcStat>): number {
+  const children = new Map<number, number[]>();
+  for (const [pid, stat] of stats) {
+    const siblings = children.get(stat.ppid) ?? [];
+    siblings.push(pid);
+    children.set(stat.ppid, siblings);
+  }
+  let total = 0;
+  const pending = [root];
+  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
+    const stat = stats.get(pid);
+    if (stat === undefined) continue;
+    // A live process's `reaped` already holds its exited children; live ones are added below.
+    total += stat.own + stat.reaped;
+    pending.push(...(children.get(pid) ?? []));
+  }
+  return total;
+}
+
+/**
+ * Runs `work` and reports the CPU it cost, split by `groups` (name → root pid; a group is
+ * the process and its children). This process is always measured as `bench`.
+ */
+export async function measureCpu<T>(
+  groups: Readonly<Record<string, number | undefined>>,
+  work: () => Promise<T>,
+): Promise<{ result: T; cpu: CpuUse }> {
+  const named = Object.entries(groups).filter((e): e is [string, number] => e[1] !== undefined);
+  const before = {
+    machine: machineTicks(),
+    groups: ((stats) => named.map(([, pid]) => treeTicks(pid, stats)))(allProcesses()),
+    bench: process.cpuUsage(),
+    at: performance.now(),
+  };
+  const result = await work();
+  const benchUse = process.cpuUsage(before.bench);
+  const byName: Record<string, number> = { bench: (benchUse.user + benchUse.system) / 1e6 };
+  const after = allProcesses();
+  named.forEach(([name, pid], i) => {
+    byName[name] = (treeTicks(pid, after) - (before.groups[i] ?? 0)) / TICKS;
+  });
+  const machineSeconds = (machineTicks() - before.machine) / TICKS;
+  const namedSeconds = Object.values(byName).reduce((sum, s) => sum + s, 0);
+  return {
+    result,
+    cpu: {
+      wallSeconds: (performance.now() - before.at) / 1000,
+      machineSeconds,
+      byName,
+      otherSeconds: Math.max(0, machineSeconds - namedSeconds),
+    },
+  };
+}
+
+/** How many cores the machine has (the ceiling of machineSeconds / wallSeconds). */
+export const coreCount = cpus().length;
+
+/** The server processes every scenario shares: PostgreSQL (with its backends) and Kafka. */
+export function serverGroups(stack: {
+  pid(component: string): number | undefined;
+}): Record<string, number | undefined> {
+  return { postgres: stack.pid('postgres'), kafka: stack.pid('kafka') };
+}
+
+/** One measured run: its CPU and how much work it did (events, requests...). */
+export interface CpuRun {
+  readonly cpu: CpuUse;
+  readonly work: number;
+}
+
+/** Headers matching `cpuRows`. */
+export function cpuHeaders(first: string, groups: readonly string[], unit: string): string[] {
+  return [
+    first,
+    ...groups.map((group) => `${group} CPU-s ${unit}`),
+    `other CPU-s ${unit}`,
+    `machine CPU-s ${unit}`,
+    'machine busy',
+  ];
+}
+
+/**
+ * One row per variant: CPU-seconds per `unit` of work in each group (median over its runs),
+ * the rest of the machine, the whole machine, and how busy it was (100 % = every core).
+ */
+export function cpuRows(
+  variants: readonly { readonly name: string; readonly runs: readonly CpuRun[] }[],
+  groups: readonly string[],
+  unit: number,
+): string[][] {
+  const median = (values: number[]): number => {
+    const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+    return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
+  };
+  return variants.map(({ name, runs }) => {
+    const per = (seconds: (cpu: CpuUse) => number) =>
+      median(runs.map((run) => (seconds(run.cpu) * unit) / run.work)).toFixed(2);
+    const busy = median(
+      runs.map((run) => run.cpu.machineSeconds / run.cpu.wallSeconds / coreCount),
+    );
+    return [
+      name,
+      ...groups.map((group) => per((cpu) => cpu.byName[group] ?? 0)),
+      per((cpu) => cpu.otherSeconds),
+      per((cpu) => cpu.machineSeconds),
+      `${(busy * 100).toFixed(0)} %`,
+    ];
+  });
+}
