@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { findFreePort, findRepoRoot, type Stack } from '@outbox-inbox/infra';
+import { roleArgs } from '@outbox-inbox/service-kit/role-command';
 
 const root = findRepoRoot();
 const serviceDirs = {
@@ -43,7 +44,7 @@ export async function startRole(
   await stack.addProcess({
     name: options.component,
     command: process.execPath,
-    args: [path.join(serviceDirs[options.service], 'src', 'main.ts'), '--roles', options.role],
+    args: roleArgs(path.join(serviceDirs[options.service], 'src', 'main.ts'), options.role),
     cwd: serviceDirs[options.service],
     env: {
       DATABASE_URL: options.databaseUrl,

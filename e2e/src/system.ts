@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { Stack, findFreePort, findRepoRoot } from '@outbox-inbox/infra';
+import { roleArgs } from '@outbox-inbox/service-kit/role-command';
 
 export const topics = { orders: 'order.events', payments: 'payment.events' } as const;
 
@@ -121,7 +122,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
       stack.addProcess({
         name: process.component,
         command: globalThis.process.execPath,
-        args: [path.join(services[process.service], 'src', 'main.ts'), '--roles', process.role],
+        args: roleArgs(path.join(services[process.service], 'src', 'main.ts'), process.role),
         cwd: services[process.service],
         env: {
           DATABASE_URL: process.service === 'order' ? orderDatabase : paymentDatabase,

@@ -23,7 +23,7 @@ describe('serviceComponents', () => {
     expect(new Set(Object.values(devServicePorts)).size).toBe(componentNames.length);
     const relay = components.find((c) => c.name === 'order-relay');
     expect(relay).toMatchObject({
-      args: ['src/main.ts', '--roles', 'relay'],
+      args: ['--max-semi-space-size=8', 'src/main.ts', '--roles', 'relay'],
       cwd: '/repo/services/order-service',
       readiness: { type: 'http', url: 'http://127.0.0.1:3011/health/ready' },
     });

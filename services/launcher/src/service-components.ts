@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ProcessComponent } from '@outbox-inbox/infra';
+import { roleArgs } from '@outbox-inbox/service-kit/role-command';
 
 /** Every role of both services, one process each: the stack's component names. */
 export const componentRoles = Object.freeze({
@@ -60,7 +61,7 @@ export function serviceComponents(options: ServiceComponentsOptions): ProcessCom
     return {
       name,
       command: process.execPath,
-      args: ['src/main.ts', '--roles', role],
+      args: roleArgs('src/main.ts', role),
       cwd: path.join(options.repoRoot, 'services', service),
       env: {
         DATABASE_URL:
