@@ -88,38 +88,48 @@ function treeTicks(root: number, stats: ReadonlyMap<number, ProcStat>): number {
 }
 
 /**
- * Runs `work` and reports the CPU it cost, split by `groups` (name → root pid; a group is
- * the process and its children). This process is always measured as `bench`.
+ * Starts counting CPU, split by `groups` (name → root pid; a group is the process tree), and
+ * this process as `bench`; `stop()` returns what was used since.
  */
+export function startCpuMeter(groups: Readonly<Record<string, number | undefined>>): {
+  stop(): CpuUse;
+} {
+  const named = Object.entries(groups).filter((e): e is [string, number] => e[1] !== undefined);
+  const startStats = allProcesses();
+  const before = {
+    machine: machineTicks(),
+    groups: named.map(([, pid]) => treeTicks(pid, startStats)),
+    bench: process.cpuUsage(),
+    at: performance.now(),
+  };
+  return {
+    stop() {
+      const benchUse = process.cpuUsage(before.bench);
+      const byName: Record<string, number> = { bench: (benchUse.user + benchUse.system) / 1e6 };
+      const after = allProcesses();
+      named.forEach(([name, pid], i) => {
+        byName[name] = (treeTicks(pid, after) - (before.groups[i] ?? 0)) / TICKS;
+      });
+      const machineSeconds = (machineTicks() - before.machine) / TICKS;
+      const namedSeconds = Object.values(byName).reduce((sum, v) => sum + v, 0);
+      return {
+        wallSeconds: (performance.now() - before.at) / 1000,
+        machineSeconds,
+        byName,
+        otherSeconds: Math.max(0, machineSeconds - namedSeconds),
+      };
+    },
+  };
+}
+
+/** Runs `work` and reports the CPU it cost (see `startCpuMeter`). */
 export async function measureCpu<T>(
   groups: Readonly<Record<string, number | undefined>>,
   work: () => Promise<T>,
 ): Promise<{ result: T; cpu: CpuUse }> {
-  const named = Object.entries(groups).filter((e): e is [string, number] => e[1] !== undefined);
-  const before = {
-    machine: machineTicks(),
-    groups: ((stats) => named.map(([, pid]) => treeTicks(pid, stats)))(allProcesses()),
-    bench: process.cpuUsage(),
-    at: performance.now(),
-  };
+  const meter = startCpuMeter(groups);
   const result = await work();
-  const benchUse = process.cpuUsage(before.bench);
-  const byName: Record<string, number> = { bench: (benchUse.user + benchUse.system) / 1e6 };
-  const after = allProcesses();
-  named.forEach(([name, pid], i) => {
-    byName[name] = (treeTicks(pid, after) - (before.groups[i] ?? 0)) / TICKS;
-  });
-  const machineSeconds = (machineTicks() - before.machine) / TICKS;
-  const namedSeconds = Object.values(byName).reduce((sum, s) => sum + s, 0);
-  return {
-    result,
-    cpu: {
-      wallSeconds: (performance.now() - before.at) / 1000,
-      machineSeconds,
-      byName,
-      otherSeconds: Math.max(0, machineSeconds - namedSeconds),
-    },
-  };
+  return { result, cpu: meter.stop() };
 }
 
 /** How many cores the machine has (the ceiling of machineSeconds / wallSeconds). */
@@ -138,13 +148,13 @@ export interface CpuRun {
   readonly work: number;
 }
 
-/** Headers matching `cpuRows`. */
-export function cpuHeaders(first: string, groups: readonly string[], unit: string): string[] {
+/** Headers matching `cpuRows`; `measure` names the figures, e.g. "CPU-s per 100k". */
+export function cpuHeaders(first: string, groups: readonly string[], measure: string): string[] {
   return [
     first,
-    ...groups.map((group) => `${group} CPU-s ${unit}`),
-    `other CPU-s ${unit}`,
-    `machine CPU-s ${unit}`,
+    ...groups.map((group) => `${group} ${measure}`),
+    `other ${measure}`,
+    `machine ${measure}`,
     'machine busy',
   ];
 }

@@ -4,6 +4,7 @@ import type { BenchContext } from '../context.ts';
 import { benchDb } from '../database.ts';
 import { freshTopics } from '../kafka.ts';
 import { offerOrders } from '../load.ts';
+import { cpuHeaders, cpuRows, measureCpu, serverGroups, type CpuUse } from '../cpu.ts';
 import type { Section, Target } from '../report.ts';
 import { migrateService, startRole, type RoleHandle } from '../services.ts';
 import { fixed, int, percentile } from '../stats.ts';
@@ -23,7 +24,11 @@ interface Run {
   readonly responseMs: readonly number[];
   readonly toKafkaMs: readonly number[];
   readonly toHandledMs: readonly number[];
+  /** CPU while the load was offered, by process. */
+  readonly cpu: CpuUse;
 }
+
+const CPU_GROUPS = ['bench', 'api', 'relay', 'consumer', 'processor', 'postgres', 'kafka'];
 
 /**
  * B3: orders are POSTed to order-service's api at a fixed offered rate (open loop). Latency
@@ -98,8 +103,23 @@ export async function latency(ctx: BenchContext): Promise<Section> {
   };
 
   let handledSoFar = 0;
-  const measure = async (rate: number, seconds: number, mode: Mode): Promise<Run> => {
-    const load = await offerOrders({ baseUrl: api.url, rate, seconds });
+  const measure = async (
+    rate: number,
+    seconds: number,
+    mode: Mode,
+    workers: readonly RoleHandle[],
+  ): Promise<Run> => {
+    const [relay, processor] = workers;
+    const { result: load, cpu } = await measureCpu(
+      {
+        api: api.pid(),
+        relay: relay?.pid(),
+        consumer: inboxWriter.pid(),
+        processor: processor?.pid(),
+        ...serverGroups(stack),
+      },
+      () => offerOrders({ baseUrl: api.url, rate, seconds }),
+    );
     const ids = [...load.committed.keys()];
     await pollUntil(async () => (ids.every((id) => appendedAt.has(id)) ? true : undefined), {
       timeoutMs: 180_000,
@@ -137,6 +157,7 @@ export async function latency(ctx: BenchContext): Promise<Section> {
       responseMs: load.responseMs,
       toKafkaMs,
       toHandledMs,
+      cpu,
     };
   };
 
@@ -147,8 +168,8 @@ export async function latency(ctx: BenchContext): Promise<Section> {
       for (const mode of ['notify', 'polling'] as const) {
         const workers = await workersFor(mode, ++generation);
         // Warm-up at the same rate (JIT, connection pools, the consumer's fetch loop): not counted.
-        await measure(rate, Math.min(2, settings.latencySeconds), mode);
-        const run = await measure(rate, settings.latencySeconds, mode);
+        await measure(rate, Math.min(2, settings.latencySeconds), mode, workers);
+        const run = await measure(rate, settings.latencySeconds, mode, workers);
         runs.push(run);
         ctx.log(
           `B3 ${rate}/s ${mode}: commit→Kafka p50 ${fixed(percentile(run.toKafkaMs, 50), 1)} p99 ${fixed(percentile(run.toKafkaMs, 99), 1)} ms; commit→handled p50 ${fixed(percentile(run.toHandledMs, 50), 1)} p99 ${fixed(percentile(run.toHandledMs, 99), 1)} ms`,
@@ -199,6 +220,19 @@ export async function latency(ctx: BenchContext): Promise<Section> {
           `${ms(r.toKafkaMs, 50)} / ${ms(r.toKafkaMs, 95)} / ${ms(r.toKafkaMs, 99)} / ${ms(r.toKafkaMs, 100)}`,
           `${ms(r.toHandledMs, 50)} / ${ms(r.toHandledMs, 95)} / ${ms(r.toHandledMs, 99)} / ${ms(r.toHandledMs, 100)}`,
         ]),
+      },
+      {
+        caption:
+          'Where the CPU went while the load was offered (CPU-seconds per second = cores in use; bench = this process: the HTTP load and the topic reader)',
+        headers: cpuHeaders('run', CPU_GROUPS, 'CPU-s per s'),
+        rows: cpuRows(
+          runs.map((r) => ({
+            name: `${r.rate}/s ${r.mode}`,
+            runs: [{ cpu: r.cpu, work: r.cpu.wallSeconds }],
+          })),
+          CPU_GROUPS,
+          1,
+        ),
       },
     ],
     notes: [

@@ -1,7 +1,8 @@
 import autocannon from 'autocannon';
 import type { BenchContext } from '../context.ts';
+import { cpuHeaders, cpuRows, measureCpu, serverGroups, type CpuUse } from '../cpu.ts';
 import type { Section } from '../report.ts';
-import { migrateService, startRole } from '../services.ts';
+import { migrateService, startRole, type RoleHandle } from '../services.ts';
 import { fixed, int, showSpread, spread } from '../stats.ts';
 import { writeBreakdown } from './write-breakdown.ts';
 
@@ -10,6 +11,8 @@ interface WriteRun {
   readonly p50: number;
   readonly p99: number;
   readonly errors: number;
+  readonly requests: number;
+  readonly cpu: CpuUse;
 }
 
 /**
@@ -23,7 +26,7 @@ export async function writeOverhead(ctx: BenchContext): Promise<Section> {
   const { settings, stack } = ctx;
   const variants = ['with outbox', 'without outbox'] as const;
   type Variant = (typeof variants)[number];
-  const apis = new Map<Variant, string>();
+  const apis = new Map<Variant, RoleHandle>();
   for (const variant of variants) {
     const skip = variant === 'without outbox';
     const url = await stack.createDatabase(skip ? 'bench_write_plain' : 'bench_write_outbox');
@@ -35,19 +38,24 @@ export async function writeOverhead(ctx: BenchContext): Promise<Section> {
       databaseUrl: url,
       env: { BENCHMARK_SKIP_OUTBOX: skip ? 'true' : 'false' },
     });
-    apis.set(variant, api.url);
+    apis.set(variant, api);
   }
 
   const cannon = async (variant: Variant, seconds: number): Promise<WriteRun> => {
-    const result = await autocannon({
-      url: `${apis.get(variant)}/orders`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ customerId: 'customer-42', amount: 4200, currency: 'EUR' }),
-      connections: settings.writeConnections,
-      duration: seconds,
-    });
+    const api = apis.get(variant);
+    const { result, cpu } = await measureCpu({ api: api?.pid(), ...serverGroups(stack) }, () =>
+      autocannon({
+        url: `${api?.url}/orders`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ customerId: 'customer-42', amount: 4200, currency: 'EUR' }),
+        connections: settings.writeConnections,
+        duration: seconds,
+      }),
+    );
     return {
+      requests: result['2xx'],
+      cpu,
       rps: result['2xx'] / result.duration,
       p50: result.latency.p50,
       p99: result.latency.p99,
@@ -104,6 +112,19 @@ export async function writeOverhead(ctx: BenchContext): Promise<Section> {
         {
           headers: ['overhead (1 − with / without, per round)', 'median (min–max)'],
           rows: [['throughput lost to the outbox insert', showSpread(overhead, pct)]],
+        },
+        {
+          caption:
+            'Where the CPU went (median over rounds, CPU-milliseconds per 2xx order; bench = autocannon in this process)',
+          headers: cpuHeaders('variant', ['bench', 'api', 'postgres'], 'CPU-ms per order'),
+          rows: cpuRows(
+            variants.map((variant) => ({
+              name: variant,
+              runs: (runs.get(variant) ?? []).map((r) => ({ cpu: r.cpu, work: r.requests })),
+            })),
+            ['bench', 'api', 'postgres'],
+            1000,
+          ),
         },
         breakdown,
       ],

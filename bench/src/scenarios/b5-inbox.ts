@@ -13,24 +13,34 @@ import {
 import type { BenchContext } from '../context.ts';
 import { benchDb } from '../database.ts';
 import { baselineProducer, freshTopics } from '../kafka.ts';
+import {
+  cpuHeaders,
+  cpuRows,
+  serverGroups,
+  startCpuMeter,
+  type CpuRun,
+  type CpuUse,
+} from '../cpu.ts';
 import type { Section } from '../report.ts';
 import { fixed, int, showSpread, sleep, spread } from '../stats.ts';
 
 const TOPIC = 'bench.inbox';
 
 /**
- * Time from the first message seen to `count() >= total`, polled every 10 ms for both the raw
- * consumer and the inbox writer (group join and the first fetch are not counted for either).
+ * From the first message seen to `count() >= total`, polled every 10 ms for both the raw
+ * consumer and the inbox writer (group join and the first fetch are not counted for either):
+ * the seconds, and the CPU used in that same window.
  */
-async function timeFromFirst(
+async function fromFirst(
   count: () => Promise<number> | number,
   total: number,
-): Promise<number> {
-  let first: number | undefined;
+  groups: Readonly<Record<string, number | undefined>>,
+): Promise<CpuUse> {
+  let meter: { stop(): CpuUse } | undefined;
   for (;;) {
     const seen = await count();
-    if (seen > 0 && first === undefined) first = performance.now();
-    if (seen >= total && first !== undefined) return (performance.now() - first) / 1000;
+    if (seen > 0 && meter === undefined) meter = startCpuMeter(groups);
+    if (seen >= total && meter !== undefined) return meter.stop();
     await sleep(10);
   }
 }
@@ -82,18 +92,19 @@ export async function inbox(ctx: BenchContext): Promise<Section> {
     await producer.disconnect();
 
     let group = 0;
-    const raw = async (): Promise<number> => {
+    const servers = serverGroups(ctx.stack);
+    const raw = async (): Promise<CpuUse> => {
       let seen = 0;
       const consumer = kafka.consumer({ groupId: `bench-raw-${++group}` });
       await consumer.connect();
       await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
       // Counts and lets kafkajs resolve and commit offsets as it does by default.
       await consumer.run({ eachBatch: async ({ batch }) => void (seen += batch.messages.length) });
-      const seconds = await timeFromFirst(() => seen, settings.inboxMessages);
+      const cpu = await fromFirst(() => seen, settings.inboxMessages, servers);
       await consumer.disconnect();
-      return settings.inboxMessages / seconds;
+      return cpu;
     };
-    const writer = async (): Promise<number> => {
+    const writer = async (): Promise<CpuUse> => {
       await sql`TRUNCATE inbox_event`.execute(db);
       const metrics = createOutboxMetrics(new Registry());
       const worker = await startInboxWriter({
@@ -103,23 +114,27 @@ export async function inbox(ctx: BenchContext): Promise<Section> {
         metrics,
         options: { groupId: `bench-inbox-${++group}`, topics: [TOPIC] },
       });
-      const seconds = await timeFromFirst(
+      const cpu = await fromFirst(
         async () => (await metrics.inboxReceivedTotal.get()).values[0]?.value ?? 0,
         settings.inboxMessages,
+        servers,
       );
       await worker.stop();
-      return settings.inboxMessages / seconds;
+      return cpu;
     };
 
     ctx.log('B5 warm-up');
     await raw();
     const rawRuns: number[] = [];
     const writerRuns: number[] = [];
+    const cpu = { raw: [] as CpuRun[], writer: [] as CpuRun[] };
     for (let round = 0; round < settings.rounds; round++) {
       const order = round % 2 === 0 ? (['raw', 'writer'] as const) : (['writer', 'raw'] as const);
       for (const kind of order) {
-        const rate = kind === 'raw' ? await raw() : await writer();
+        const use = kind === 'raw' ? await raw() : await writer();
+        const rate = settings.inboxMessages / use.wallSeconds;
         (kind === 'raw' ? rawRuns : writerRuns).push(rate);
+        cpu[kind].push({ cpu: use, work: settings.inboxMessages });
         ctx.log(`B5 round ${round + 1} ${kind}: ${int(rate)} messages/s`);
       }
     }
@@ -180,6 +195,19 @@ export async function inbox(ctx: BenchContext): Promise<Section> {
             ],
             ['ratio inbox / raw (per round)', showSpread(ingestRatio, ratio), ''],
           ],
+        },
+        {
+          caption:
+            'Where the CPU went while ingesting (median over rounds, CPU-seconds per 100k messages; bench = this process: the consumer, the writer)',
+          headers: cpuHeaders('reader', ['bench', 'postgres', 'kafka'], 'CPU-s per 100k'),
+          rows: cpuRows(
+            [
+              { name: 'raw kafkajs consumer', runs: cpu.raw },
+              { name: 'inbox writer', runs: cpu.writer },
+            ],
+            ['bench', 'postgres', 'kafka'],
+            100_000,
+          ),
         },
         {
           caption: `Processor: ${int(settings.processorMessages)} inbox rows over ${settings.keys} keys, handler sleeps ${settings.handlerMs} ms`,
