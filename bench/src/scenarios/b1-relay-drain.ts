@@ -184,7 +184,7 @@ export async function relayDrain(ctx: BenchContext): Promise<Section> {
         {
           caption:
             'Where the CPU went (median over rounds, CPU-seconds per 100k events; bench = this Node process: the producer, the relay)',
-          headers: cpuHeaders('publisher', ['bench', 'postgres', 'kafka'], 'per 100k'),
+          headers: cpuHeaders('publisher', ['bench', 'postgres', 'kafka'], 'CPU-s per 100k'),
           rows: cpuRows(
             [
               { name: 'raw kafkajs sendBatch (A)', runs: runs.raw },
