@@ -59,4 +59,21 @@ describe('clear errors', () => {
     const stack = Stack.open(inject('stackName'));
     expect(() => stack.pid('zookeeper')).toThrow(/no component "zookeeper"/);
   });
+
+  it('a process that exits during start-up fails its start at once, not at the readiness timeout', async () => {
+    const stack = Stack.open(inject('stackName'));
+    const port = await findFreePort();
+    const name = `dies-at-start-${process.pid}`;
+    const started = stack.addProcess({
+      name,
+      command: process.execPath,
+      args: ['-e', 'process.exit(3)'],
+      cwd: process.cwd(),
+      env: {},
+      readiness: { type: 'http', url: `http://127.0.0.1:${port}/` },
+      // Longer than this test's own limit: only an early failure lets the test pass.
+      readyTimeoutMs: 600_000,
+    });
+    await expect(started).rejects.toThrow(/exited during start-up/);
+  }, 30_000);
 });

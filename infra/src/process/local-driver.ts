@@ -72,10 +72,14 @@ export async function startLocal(record: ComponentRecord): Promise<ComponentReco
   }
   prepareDataDir(record);
   const identity = await launch(spec);
+  let exited = false;
+  let failure: unknown;
   try {
     await pollUntil(
       async () => {
-        if (!isAlive(identity)) throw new Error('process exited');
+        // A process that died will never serve: stop waiting at once (a throw here would
+        // only be remembered by pollUntil, which would keep polling until the timeout).
+        if (!isAlive(identity)) return (exited = true);
         return isReady(record.readiness);
       },
       {
@@ -85,13 +89,19 @@ export async function startLocal(record: ComponentRecord): Promise<ComponentReco
       },
     );
   } catch (error) {
+    failure = error;
+  }
+  if (exited || failure !== undefined) {
     signalGroup(identity, 'SIGKILL');
-    const exited = !isAlive(identity);
     throw new InfraError(
       'NOT_READY',
-      `${record.name} ${exited ? 'exited during start-up' : `did not become ready within ${record.readyTimeoutMs / 1000} s`}` +
+      `${record.name} ${exited || !isAlive(identity) ? 'exited during start-up' : `did not become ready within ${record.readyTimeoutMs / 1000} s`}` +
         `\n--- last lines of ${spec.logFile} ---\n${logTail(spec.logFile)}`,
-      { logFile: spec.logFile, hint: `read the log: pnpm stack logs ${record.name}`, cause: error },
+      {
+        logFile: spec.logFile,
+        hint: `read the log: pnpm stack logs ${record.name}`,
+        cause: failure,
+      },
     );
   }
   return { ...record, process: identity };
