@@ -23,9 +23,10 @@ export interface RelayOptions {
   readonly batchSize: number;
   /**
    * Claim-send-mark loops in this relay, each with its own producer and, during a batch, its
-   * own pooled connection (default 2). They act like separate relays: per-key order holds,
-   * and one lane's database work overlaps the other's wait for Kafka (B1: ~10 % more drain
-   * rate than 1 lane on 2 cores; more lanes contend for the same keys and cores).
+   * own pooled connection (default 1). They act like separate relays: per-key order holds,
+   * and one lane's database work overlaps another's wait for Kafka. Measured on 2 cores (B1):
+   * 2 lanes drained ~10 % faster, 3 and 4 no faster than 2 (the lanes' claims contend for
+   * the same keys and cores), and more lanes mean more, smaller batches under light load.
    */
   readonly lanes: number;
   /** How many of the oldest unpublished rows a claim examines to find partition-key heads. */
@@ -57,7 +58,7 @@ export interface RelayOptions {
 
 export const DEFAULT_RELAY_OPTIONS: RelayOptions = Object.freeze({
   batchSize: 500,
-  lanes: 2,
+  lanes: 1,
   scanWindow: 2000,
   pollIntervalMs: 1000,
   lingerMs: 10,
