@@ -4,6 +4,7 @@ import { OutboxError } from '../errors.ts';
 import { EVENT_HEADERS } from '../kafka/event-headers.ts';
 import type { OutboxMetrics } from '../operations/metrics.ts';
 import type { OutboxTables } from '../schema/tables.ts';
+import { configureBatchTransaction } from './batch-transaction.ts';
 import { claimBatch, type ClaimedEvent } from './claim-batch.ts';
 import type { RelayBatchEvent, RelayOptions } from './relay-options.ts';
 
@@ -34,11 +35,7 @@ export async function publishBatch(deps: PublishDeps): Promise<number> {
   const { options } = deps;
   const started = performance.now();
   const published = await deps.db.transaction().execute(async (trx) => {
-    await sql`SELECT
-        set_config('lock_timeout', ${`${options.lockTimeoutMs}ms`}, true),
-        set_config('statement_timeout', ${`${options.statementTimeoutMs}ms`}, true),
-        set_config('idle_in_transaction_session_timeout', ${`${options.idleInTransactionTimeoutMs}ms`}, true)
-    `.execute(trx);
+    await configureBatchTransaction(trx, options);
     const batch = await claimBatch(trx, options);
     if (batch.length === 0) return 0;
     await withTimeout(
