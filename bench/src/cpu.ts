@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import type { Table } from './report.ts';
+import { percentile } from './stats.ts';
 
 /**
  * Where the CPU went while a measured run was going: the machine has only two cores, so a
@@ -52,29 +54,33 @@ function procStat(pid: number): ProcStat | undefined {
   }
 }
 
-/** Every process's counters, read once. */
-function allProcesses(): Map<number, ProcStat> {
+/** Every process's counters and who its children are, read once. */
+interface Snapshot {
+  readonly stats: ReadonlyMap<number, ProcStat>;
+  readonly children: ReadonlyMap<number, readonly number[]>;
+}
+
+function snapshot(): Snapshot {
   const stats = new Map<number, ProcStat>();
+  const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
     const stat = procStat(pid);
-    if (stat !== undefined) stats.set(pid, stat);
+    if (stat === undefined) continue;
+    stats.set(pid, stat);
+    const siblings = children.get(stat.ppid) ?? [];
+    siblings.push(pid);
+    children.set(stat.ppid, siblings);
   }
-  return stats;
+  return { stats, children };
 }
 
 /**
  * Ticks of a process tree: the root and its descendants, the exited ones included (a server
  * that forks a process per connection, like PostgreSQL, reaps them into its own counters).
  */
-function treeTicks(root: number, stats: ReadonlyMap<number, ProcStat>): number {
-  const children = new Map<number, number[]>();
-  for (const [pid, stat] of stats) {
-    const siblings = children.get(stat.ppid) ?? [];
-    siblings.push(pid);
-    children.set(stat.ppid, siblings);
-  }
+function treeTicks(root: number, { stats, children }: Snapshot): number {
   let total = 0;
   const pending = [root];
   for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
@@ -95,10 +101,10 @@ export function startCpuMeter(groups: Readonly<Record<string, number | undefined
   stop(): CpuUse;
 } {
   const named = Object.entries(groups).filter((e): e is [string, number] => e[1] !== undefined);
-  const startStats = allProcesses();
+  const start = snapshot();
   const before = {
     machine: machineTicks(),
-    groups: named.map(([, pid]) => treeTicks(pid, startStats)),
+    groups: named.map(([, pid]) => treeTicks(pid, start)),
     bench: process.cpuUsage(),
     at: performance.now(),
   };
@@ -106,7 +112,7 @@ export function startCpuMeter(groups: Readonly<Record<string, number | undefined
     stop() {
       const benchUse = process.cpuUsage(before.bench);
       const byName: Record<string, number> = { bench: (benchUse.user + benchUse.system) / 1e6 };
-      const after = allProcesses();
+      const after = snapshot();
       named.forEach(([name, pid], i) => {
         byName[name] = (treeTicks(pid, after) - (before.groups[i] ?? 0)) / TICKS;
       });
@@ -148,42 +154,43 @@ export interface CpuRun {
   readonly work: number;
 }
 
-/** Headers matching `cpuRows`; `measure` names the figures, e.g. "CPU-s per 100k". */
-export function cpuHeaders(first: string, groups: readonly string[], measure: string): string[] {
-  return [
-    first,
-    ...groups.map((group) => `${group} ${measure}`),
-    `other ${measure}`,
-    `machine ${measure}`,
-    'machine busy',
-  ];
-}
-
 /**
- * One row per variant: CPU-seconds per `unit` of work in each group (median over its runs),
- * the rest of the machine, the whole machine, and how busy it was (100 % = every core).
+ * A "where the CPU went" table: one row per variant with the CPU-seconds per `unit` of work
+ * in each group (median over its runs), the rest of the machine, the whole machine, and how
+ * busy it was (100 % = every core). `measure` names the figures, e.g. "CPU-s per 100k".
  */
-export function cpuRows(
-  variants: readonly { readonly name: string; readonly runs: readonly CpuRun[] }[],
-  groups: readonly string[],
-  unit: number,
-): string[][] {
-  const median = (values: number[]): number => {
-    const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-    return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
+export function cpuTable(spec: {
+  readonly caption: string;
+  readonly first: string;
+  readonly groups: readonly string[];
+  readonly measure: string;
+  readonly unit: number;
+  readonly variants: readonly { readonly name: string; readonly runs: readonly CpuRun[] }[];
+}): Table {
+  const { groups, measure, unit } = spec;
+  const median = (values: number[]) => percentile(values, 50);
+  return {
+    caption: spec.caption,
+    headers: [
+      spec.first,
+      ...groups.map((group) => `${group} ${measure}`),
+      `other ${measure}`,
+      `machine ${measure}`,
+      'machine busy',
+    ],
+    rows: spec.variants.map(({ name, runs }) => {
+      const per = (seconds: (cpu: CpuUse) => number) =>
+        median(runs.map((run) => (seconds(run.cpu) * unit) / run.work)).toFixed(2);
+      const busy = median(
+        runs.map((run) => run.cpu.machineSeconds / run.cpu.wallSeconds / coreCount),
+      );
+      return [
+        name,
+        ...groups.map((group) => per((cpu) => cpu.byName[group] ?? 0)),
+        per((cpu) => cpu.otherSeconds),
+        per((cpu) => cpu.machineSeconds),
+        `${(busy * 100).toFixed(0)} %`,
+      ];
+    }),
   };
-  return variants.map(({ name, runs }) => {
-    const per = (seconds: (cpu: CpuUse) => number) =>
-      median(runs.map((run) => (seconds(run.cpu) * unit) / run.work)).toFixed(2);
-    const busy = median(
-      runs.map((run) => run.cpu.machineSeconds / run.cpu.wallSeconds / coreCount),
-    );
-    return [
-      name,
-      ...groups.map((group) => per((cpu) => cpu.byName[group] ?? 0)),
-      per((cpu) => cpu.otherSeconds),
-      per((cpu) => cpu.machineSeconds),
-      `${(busy * 100).toFixed(0)} %`,
-    ];
-  });
 }

@@ -14,7 +14,7 @@ import type { BenchContext } from '../context.ts';
 import { benchDb } from '../database.ts';
 import { baselineProducer, freshTopics } from '../kafka.ts';
 import { startNaiveRelay, type NaiveRelay } from '../naive-relay.ts';
-import { cpuHeaders, cpuRows, measureCpu, serverGroups, type CpuRun } from '../cpu.ts';
+import { cpuTable, measureCpu, serverGroups, type CpuRun } from '../cpu.ts';
 import type { Section } from '../report.ts';
 import { fixed, int, showSpread, sleep, spread } from '../stats.ts';
 
@@ -181,20 +181,19 @@ export async function relayDrain(ctx: BenchContext): Promise<Section> {
             ['relay / row-by-row as written', showSpread(relayToGuide, (v) => fixed(v, 0))],
           ],
         },
-        {
+        cpuTable({
           caption:
             'Where the CPU went (median over rounds, CPU-seconds per 100k events; bench = this Node process: the producer, the relay)',
-          headers: cpuHeaders('publisher', ['bench', 'postgres', 'kafka'], 'CPU-s per 100k'),
-          rows: cpuRows(
-            [
-              { name: 'raw kafkajs sendBatch (A)', runs: runs.raw },
-              { name: 'relay', runs: runs.relay },
-              { name: 'row-by-row, looping at once (B)', runs: runs.naive },
-            ],
-            ['bench', 'postgres', 'kafka'],
-            100_000,
-          ),
-        },
+          first: 'publisher',
+          groups: ['bench', 'postgres', 'kafka'],
+          measure: 'CPU-s per 100k',
+          unit: 100_000,
+          variants: [
+            { name: 'raw kafkajs sendBatch (A)', runs: runs.raw },
+            { name: 'relay', runs: runs.relay },
+            { name: 'row-by-row, looping at once (B)', runs: runs.naive },
+          ],
+        }),
       ],
       notes: [
         `${int(settings.drainEvents)} events per relay and raw run, ~${payloadBytes}-byte JSON payloads, ${settings.keys} keys, ${settings.partitions} partitions, batch ${settings.batchSize}, acks -1, idempotent producer with 1 request in flight for all three.`,

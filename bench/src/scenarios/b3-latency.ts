@@ -4,7 +4,7 @@ import type { BenchContext } from '../context.ts';
 import { benchDb } from '../database.ts';
 import { freshTopics } from '../kafka.ts';
 import { offerOrders } from '../load.ts';
-import { cpuHeaders, cpuRows, measureCpu, serverGroups, type CpuUse } from '../cpu.ts';
+import { cpuTable, measureCpu, serverGroups, type CpuUse } from '../cpu.ts';
 import type { Section, Target } from '../report.ts';
 import { migrateService, startRole, type RoleHandle } from '../services.ts';
 import { fixed, int, percentile } from '../stats.ts';
@@ -221,19 +221,18 @@ export async function latency(ctx: BenchContext): Promise<Section> {
           `${ms(r.toHandledMs, 50)} / ${ms(r.toHandledMs, 95)} / ${ms(r.toHandledMs, 99)} / ${ms(r.toHandledMs, 100)}`,
         ]),
       },
-      {
+      cpuTable({
         caption:
           'Where the CPU went while the load was offered (CPU-seconds per second = cores in use; bench = this process: the HTTP load and the topic reader)',
-        headers: cpuHeaders('run', CPU_GROUPS, 'CPU-s per s'),
-        rows: cpuRows(
-          runs.map((r) => ({
-            name: `${r.rate}/s ${r.mode}`,
-            runs: [{ cpu: r.cpu, work: r.cpu.wallSeconds }],
-          })),
-          CPU_GROUPS,
-          1,
-        ),
-      },
+        first: 'run',
+        groups: CPU_GROUPS,
+        measure: 'CPU-s per s',
+        unit: 1,
+        variants: runs.map((r) => ({
+          name: `${r.rate}/s ${r.mode}`,
+          runs: [{ cpu: r.cpu, work: r.cpu.wallSeconds }],
+        })),
+      }),
     ],
     notes: [
       `${settings.latencySeconds} s per run after a short unmeasured warm-up at the same rate; open-loop HTTP load from the bench process.`,

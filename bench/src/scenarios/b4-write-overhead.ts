@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import type { BenchContext } from '../context.ts';
-import { cpuHeaders, cpuRows, measureCpu, serverGroups, type CpuUse } from '../cpu.ts';
+import { cpuTable, measureCpu, serverGroups, type CpuUse } from '../cpu.ts';
 import type { Section } from '../report.ts';
 import { migrateService, startRole, type RoleHandle } from '../services.ts';
 import { fixed, int, showSpread, spread } from '../stats.ts';
@@ -113,19 +113,18 @@ export async function writeOverhead(ctx: BenchContext): Promise<Section> {
           headers: ['overhead (1 − with / without, per round)', 'median (min–max)'],
           rows: [['throughput lost to the outbox insert', showSpread(overhead, pct)]],
         },
-        {
+        cpuTable({
           caption:
             'Where the CPU went (median over rounds, CPU-milliseconds per 2xx order; bench = autocannon in this process)',
-          headers: cpuHeaders('variant', ['bench', 'api', 'postgres'], 'CPU-ms per order'),
-          rows: cpuRows(
-            variants.map((variant) => ({
-              name: variant,
-              runs: (runs.get(variant) ?? []).map((r) => ({ cpu: r.cpu, work: r.requests })),
-            })),
-            ['bench', 'api', 'postgres'],
-            1000,
-          ),
-        },
+          first: 'variant',
+          groups: ['bench', 'api', 'postgres'],
+          measure: 'CPU-ms per order',
+          unit: 1000,
+          variants: variants.map((variant) => ({
+            name: variant,
+            runs: (runs.get(variant) ?? []).map((r) => ({ cpu: r.cpu, work: r.requests })),
+          })),
+        }),
         breakdown,
       ],
       notes: [

@@ -13,14 +13,7 @@ import {
 import type { BenchContext } from '../context.ts';
 import { benchDb } from '../database.ts';
 import { baselineProducer, freshTopics } from '../kafka.ts';
-import {
-  cpuHeaders,
-  cpuRows,
-  serverGroups,
-  startCpuMeter,
-  type CpuRun,
-  type CpuUse,
-} from '../cpu.ts';
+import { cpuTable, serverGroups, startCpuMeter, type CpuRun, type CpuUse } from '../cpu.ts';
 import type { Section } from '../report.ts';
 import { fixed, int, showSpread, sleep, spread } from '../stats.ts';
 
@@ -196,19 +189,18 @@ export async function inbox(ctx: BenchContext): Promise<Section> {
             ['ratio inbox / raw (per round)', showSpread(ingestRatio, ratio), ''],
           ],
         },
-        {
+        cpuTable({
           caption:
             'Where the CPU went while ingesting (median over rounds, CPU-seconds per 100k messages; bench = this process: the consumer, the writer)',
-          headers: cpuHeaders('reader', ['bench', 'postgres', 'kafka'], 'CPU-s per 100k'),
-          rows: cpuRows(
-            [
-              { name: 'raw kafkajs consumer', runs: cpu.raw },
-              { name: 'inbox writer', runs: cpu.writer },
-            ],
-            ['bench', 'postgres', 'kafka'],
-            100_000,
-          ),
-        },
+          first: 'reader',
+          groups: ['bench', 'postgres', 'kafka'],
+          measure: 'CPU-s per 100k',
+          unit: 100_000,
+          variants: [
+            { name: 'raw kafkajs consumer', runs: cpu.raw },
+            { name: 'inbox writer', runs: cpu.writer },
+          ],
+        }),
         {
           caption: `Processor: ${int(settings.processorMessages)} inbox rows over ${settings.keys} keys, handler sleeps ${settings.handlerMs} ms`,
           headers: [

@@ -16,7 +16,6 @@ export { createLogger } from './logger.ts';
 export { parseRoles, startInOrder } from './roles/roles.ts';
 export type { Stoppable } from './roles/roles.ts';
 export { runUntilSignal } from './roles/run-until-signal.ts';
-export { ROLE_NODE_FLAGS, roleArgs } from './roles/role-command.ts';
 export { createKafka } from './infrastructure/kafka.ts';
 export { crashAfterPublishHook } from './relay/crash-after-publish.ts';
 export { readServiceConfig } from './config/service-config.ts';
