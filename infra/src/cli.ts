@@ -7,15 +7,19 @@ import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { devPorts } from './dev-ports.ts';
 import { InfraError } from './errors.ts';
+import type { PartitionLeader } from './kafka-cluster/partition-leaders.ts';
 import { Stack } from './stack.ts';
 
 const usage = `usage: pnpm stack <command> [options]
 
-  up [--detach]              start PostgreSQL and Kafka (foreground until Ctrl-C, unless --detach)
+  up [--detach] [--kafka-brokers N]
+                             start PostgreSQL and Kafka (foreground until Ctrl-C, unless --detach);
+                             N Kafka nodes kafka-1 … kafka-N (default $STACK_KAFKA_BROKERS or 1)
   down                       stop everything of the stack and delete its data
-  status [--json]            components, pids, endpoints, log files
+  status [--json]            components, pids, endpoints, log files, partition leaders
   start|stop|kill|restart <component>
   wipe <component>           restart with empty storage (Kafka lost its data)
+  pause|resume <component>   freeze (SIGSTOP) and thaw (SIGCONT) its processes: a gray failure
   logs <component> [--follow]
 
 options: --name <stack> (default: $STACK_NAME or "dev")`;
@@ -25,16 +29,43 @@ function withoutPassword(value: string): string {
   return value.replace(/(\/\/[^:/@]+:)[^@]+@/, '$1***@');
 }
 
-function printStatus(stack: Stack): void {
+/** Partition leaders, or why they could not be read (a frozen node answers nothing). */
+async function leadersOrError(
+  stack: Stack,
+): Promise<{ partitions: PartitionLeader[] } | { partitionsError: string }> {
+  try {
+    return { partitions: await stack.partitionLeaders() };
+  } catch (error) {
+    return { partitionsError: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function printStatus(
+  stack: Stack,
+  leaders: { partitions: PartitionLeader[] } | { partitionsError: string },
+): void {
   console.log(`stack "${stack.name}"`);
   for (const component of stack.status()) {
     const endpoints = Object.entries(component.endpoints)
       .map(([key, value]) => [key, withoutPassword(value)] as const)
       .map(([key, value]) => `${key}=${value}`)
       .join(' ');
-    const state = component.running ? `running  pid ${component.pid}` : 'stopped';
+    const state = component.paused
+      ? `paused   pid ${component.pid}`
+      : component.running
+        ? `running  pid ${component.pid}`
+        : 'stopped';
     console.log(`  ${component.name.padEnd(20)} ${state.padEnd(20)} ${endpoints}`);
     if (component.logFile) console.log(`  ${''.padEnd(20)} log: ${component.logFile}`);
+  }
+  if ('partitionsError' in leaders) {
+    console.log(`partition leaders: unknown (${leaders.partitionsError})`);
+    return;
+  }
+  if (leaders.partitions.length > 0) console.log('partition leaders:');
+  for (const { topic, partition, leader, isr } of leaders.partitions) {
+    const place = `${topic}/${partition}`.padEnd(24);
+    console.log(`  ${place} leader ${(leader ?? 'none').padEnd(10)} in sync: ${isr.join(',')}`);
   }
 }
 
@@ -45,6 +76,7 @@ async function main(argv: string[]): Promise<void> {
     options: {
       name: { type: 'string', default: process.env['STACK_NAME'] ?? 'dev' },
       detach: { type: 'boolean', default: false },
+      'kafka-brokers': { type: 'string' },
       json: { type: 'boolean', default: false },
       follow: { type: 'boolean', short: 'f', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -73,9 +105,12 @@ async function main(argv: string[]): Promise<void> {
         name,
         detached: values.detach,
         ports: name === 'dev' ? devPorts() : undefined,
+        ...(values['kafka-brokers'] === undefined
+          ? {}
+          : { kafkaBrokers: Number(values['kafka-brokers']) }),
       });
       console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      printStatus(stack);
+      printStatus(stack, await leadersOrError(stack));
       if (values.detach) return;
       console.log('\nCtrl-C stops everything.');
       await new Promise<void>((resolve) => {
@@ -85,14 +120,23 @@ async function main(argv: string[]): Promise<void> {
       await stack.down();
       return;
     }
-    case 'down':
-      await Stack.open(name).down();
+    case 'down': {
+      // Down is where a stack should end up: already there is success, not an error.
+      const stack = Stack.openIfExists(name);
+      if (stack === undefined) {
+        console.log(`no stack named "${name}" is running: nothing to do`);
+        return;
+      }
+      await stack.down();
       console.log(`stack "${name}" is down`);
       return;
+    }
     case 'status': {
       const stack = Stack.open(name);
-      if (values.json) console.log(JSON.stringify({ name, components: stack.status() }, null, 2));
-      else printStatus(stack);
+      const partitions = await leadersOrError(stack);
+      if (values.json) {
+        console.log(JSON.stringify({ name, components: stack.status(), ...partitions }, null, 2));
+      } else printStatus(stack, partitions);
       return;
     }
     case 'start':
@@ -101,8 +145,21 @@ async function main(argv: string[]): Promise<void> {
     case 'restart':
     case 'wipe': {
       const target = needComponent();
-      await Stack.open(name)[command](target);
-      console.log(`${target}: ${command === 'kill' ? 'killed (SIGKILL)' : `${command} done`}`);
+      const stack = Stack.open(name);
+      if (command === 'kill') {
+        const killed = await stack.kill(target);
+        console.log(`${target}: ${killed ? 'killed (SIGKILL)' : 'was not running'}`);
+        return;
+      }
+      await stack[command](target);
+      console.log(`${target}: ${command} done`);
+      return;
+    }
+    case 'pause':
+    case 'resume': {
+      const target = needComponent();
+      Stack.open(name)[command](target);
+      console.log(`${target}: ${command === 'pause' ? 'paused (SIGSTOP)' : 'resumed (SIGCONT)'}`);
       return;
     }
     case 'logs': {
@@ -110,7 +167,8 @@ async function main(argv: string[]): Promise<void> {
       const target = needComponent();
       const logFile = stack.logFile(target);
       // Containers (the docker provider) keep their output in Docker, not in a file.
-      const containerId = stack.state.components[target]?.containerId;
+      const record = stack.state.components[target];
+      const containerId = record?.kind === 'container' ? record.containerId : undefined;
       let command: [string, string[]];
       if (logFile) command = ['tail', ['-n', '200', ...(values.follow ? ['-F'] : []), logFile]];
       else if (containerId)

@@ -1,4 +1,10 @@
 import { rmSync } from 'node:fs';
+import type {
+  ComponentRecord,
+  ContainerRecord,
+  ExternalRecord,
+  LocalRecord,
+} from './component-record.ts';
 import {
   containerStatus,
   killContainer,
@@ -11,31 +17,37 @@ import { InfraError } from './errors.ts';
 import { refuseChaos } from './external/external-components.ts';
 import { addressesOf, someAddressAnswers } from './external/reachable.ts';
 import { isRunning, killLocal, startLocal, stopLocal } from './process/local-driver.ts';
-import type { ComponentRecord } from './state-file.ts';
 
-/** The controls of one kind of component; `Stack` picks the driver by the record's kind. */
-export interface ComponentDriver {
-  start(record: ComponentRecord): Promise<ComponentRecord>;
+/** The controls of one kind of component, for records of that kind. */
+interface ComponentDriver<R extends ComponentRecord> {
+  start(record: R): Promise<R>;
   /** Graceful stop; data stays. */
-  stop(record: ComponentRecord): Promise<ComponentRecord>;
+  stop(record: R): Promise<R>;
   /** SIGKILL; data stays. */
-  kill(record: ComponentRecord): Promise<ComponentRecord>;
+  kill(record: R): Promise<R>;
   /** Start again with empty storage. */
-  wipe(record: ComponentRecord): Promise<ComponentRecord>;
+  wipe(record: R): Promise<R>;
   /** For `down`: stop, and remove what only the stack uses (a container). */
-  remove(record: ComponentRecord): Promise<ComponentRecord>;
-  status(
-    record: ComponentRecord,
-    env: NodeJS.ProcessEnv,
-  ): { running: boolean; pid: number | undefined };
+  remove(record: R): Promise<R>;
+  status(record: R, env: NodeJS.ProcessEnv): { running: boolean; pid: number | undefined };
 }
 
-const localDriver: ComponentDriver = {
+/** The controls of one component, bound to its record; each returns the record as it is now. */
+export interface ComponentControls {
+  start(): Promise<ComponentRecord>;
+  stop(): Promise<ComponentRecord>;
+  kill(): Promise<ComponentRecord>;
+  wipe(): Promise<ComponentRecord>;
+  remove(): Promise<ComponentRecord>;
+  status(env: NodeJS.ProcessEnv): { running: boolean; pid: number | undefined };
+}
+
+const localDriver: ComponentDriver<LocalRecord> = {
   start: startLocal,
   stop: stopLocal,
   kill: killLocal,
   async wipe(record) {
-    if (!record.dataDir || !record.prepare) {
+    if (record.kind === 'process') {
       throw new InfraError('UNSUPPORTED', `${record.name} has no data folder to wipe`);
     }
     const killed = await killLocal(record);
@@ -49,7 +61,7 @@ const localDriver: ComponentDriver = {
   },
 };
 
-const dockerDriver: ComponentDriver = {
+const dockerDriver: ComponentDriver<ContainerRecord> = {
   start: startContainer,
   stop: stopContainer,
   kill: killContainer,
@@ -58,7 +70,7 @@ const dockerDriver: ComponentDriver = {
   status: containerStatus,
 };
 
-const externalDriver: ComponentDriver = {
+const externalDriver: ComponentDriver<ExternalRecord> = {
   start: async (record) => refuseChaos(record, 'start'),
   stop: async (record) => refuseChaos(record, 'stop'),
   kill: async (record) => refuseChaos(record, 'kill'),
@@ -77,15 +89,27 @@ const externalDriver: ComponentDriver = {
   },
 };
 
-export function driverFor(record: ComponentRecord): ComponentDriver {
+function bind<R extends ComponentRecord>(driver: ComponentDriver<R>, record: R): ComponentControls {
+  return {
+    start: () => driver.start(record),
+    stop: () => driver.stop(record),
+    kill: () => driver.kill(record),
+    wipe: () => driver.wipe(record),
+    remove: () => driver.remove(record),
+    status: (env) => driver.status(record, env),
+  };
+}
+
+/** The controls of a component, picked by its kind: `Stack` drives every component through these. */
+export function controlsFor(record: ComponentRecord): ComponentControls {
   switch (record.kind) {
     case 'postgres':
     case 'kafka':
     case 'process':
-      return localDriver;
+      return bind(localDriver, record);
     case 'container':
-      return dockerDriver;
+      return bind(dockerDriver, record);
     case 'external':
-      return externalDriver;
+      return bind(externalDriver, record);
   }
 }

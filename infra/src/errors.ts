@@ -11,6 +11,8 @@ export type InfraErrorCode =
   | 'START_FAILED'
   | 'UNKNOWN_COMPONENT'
   | 'NO_STACK'
+  | 'INVALID_NAME'
+  | 'INVALID_OPTION'
   | 'UNSUPPORTED';
 
 export class InfraError extends Error {

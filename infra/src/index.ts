@@ -1,5 +1,7 @@
 export { Stack } from './stack.ts';
-export type { ComponentStatus, ProcessComponent, ServerName, UpOptions } from './stack.ts';
+export type { ComponentStatus, ProcessComponent } from './stack.ts';
+export type { ServerName, UpOptions } from './up-options.ts';
+export type { PartitionLeader } from './kafka-cluster/partition-leaders.ts';
 export type { ProviderName } from './choose-provider.ts';
 export { InfraError } from './errors.ts';
 export type { InfraErrorCode } from './errors.ts';
@@ -7,4 +9,13 @@ export { pollUntil } from './poll.ts';
 export { findFreePort } from './ports.ts';
 export { devPorts } from './dev-ports.ts';
 export { findRepoRoot, stacksHome } from './state-file.ts';
-export type { Readiness, StackState, ComponentRecord } from './state-file.ts';
+export type { StackState } from './state-file.ts';
+export type { Readiness } from './readiness.ts';
+export type {
+  ComponentRecord,
+  ContainerRecord,
+  ExternalRecord,
+  KafkaRecord,
+  PostgresRecord,
+  ProcessRecord,
+} from './component-record.ts';

@@ -1,6 +1,24 @@
-import { readFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { InfraError } from './errors.ts';
+
+/**
+ * A port handed out stays reserved this long (across processes on this machine), so that two
+ * callers that pick before either binds never get the same one: Kafka's two listeners, two
+ * stacks started side by side by parallel test files. Binding takes seconds; once bound, the
+ * free-port probe sees it.
+ */
+const reservationMs = 10 * 60_000;
 
 /**
  * Picks a free loopback port BELOW the kernel's ephemeral range. A port the kernel hands out
@@ -8,15 +26,54 @@ import { InfraError } from './errors.ts';
  * on a busy machine a client socket can take it before the server binds it. Ports below the
  * range are only ever taken by servers.
  */
-export async function findFreePort(): Promise<number> {
+export async function findFreePort(
+  options: { readonly random?: () => number; readonly reservations?: string } = {},
+): Promise<number> {
+  const random = options.random ?? Math.random;
+  const reservations = options.reservations ?? defaultReservations();
   const [ephemeralStart] = ephemeralRange();
   const low = 20_000;
   const high = Math.max(low + 1000, ephemeralStart - 1);
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = low + Math.floor(Math.random() * (high - low));
+    const port = low + Math.floor(random() * (high - low));
+    if (!reserve(reservations, port)) continue;
     if (await isPortFree(port)) return port;
   }
   throw new InfraError('PORT_TAKEN', `no free port found between ${low} and ${high}`);
+}
+
+function defaultReservations(): string {
+  return path.join(os.tmpdir(), 'outbox-inbox-ports');
+}
+
+/** Creates the port's reservation file; false when a live reservation holds it already. */
+function reserve(dir: string, port: number): boolean {
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, String(port));
+  try {
+    if (Date.now() - statSync(file).mtimeMs < reservationMs) return false;
+    unlinkSync(file);
+  } catch {
+    // No reservation yet (or another process just removed the expired one).
+  }
+  try {
+    closeSync(openSync(file, 'wx'));
+  } catch {
+    return false;
+  }
+  dropExpired(dir);
+  return true;
+}
+
+function dropExpired(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    try {
+      const file = path.join(dir, name);
+      if (Date.now() - statSync(file).mtimeMs >= reservationMs) unlinkSync(file);
+    } catch {
+      // Gone already.
+    }
+  }
 }
 
 function ephemeralRange(): [number, number] {

@@ -1,7 +1,18 @@
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { isListening } from './ports.ts';
-import type { Readiness } from './state-file.ts';
+
+/** How to tell that a component is ready to serve. */
+export type Readiness =
+  | { readonly type: 'postgres'; readonly url: string }
+  | {
+      readonly type: 'kafka';
+      readonly brokers: readonly string[];
+      /** A cluster node: ready once the cluster lists this node id among its live brokers. */
+      readonly nodeId?: number;
+    }
+  | { readonly type: 'http'; readonly url: string }
+  | { readonly type: 'tcp'; readonly port: number };
 
 /** One probe, no retries: the caller polls it with a deadline. */
 export async function isReady(readiness: Readiness): Promise<boolean> {
@@ -37,6 +48,9 @@ export async function isReady(readiness: Readiness): Promise<boolean> {
       try {
         await admin.connect();
         const cluster = await admin.describeCluster();
+        if (readiness.nodeId !== undefined) {
+          return cluster.brokers.some((broker) => broker.nodeId === readiness.nodeId);
+        }
         return cluster.brokers.length > 0 && cluster.controller !== null;
       } finally {
         await admin.disconnect().catch(() => undefined);

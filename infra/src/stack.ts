@@ -2,44 +2,30 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { chooseProvider, type ProviderName } from './choose-provider.ts';
-import { driverFor } from './component-driver.ts';
+import { controlsFor } from './component-driver.ts';
+import { logFileOf, type ComponentRecord } from './component-record.ts';
 import { defineServer } from './define-server.ts';
+import { removeNetworks } from './docker/docker-driver.ts';
 import { InfraError } from './errors.ts';
 import { awaitExternal } from './external/external-components.ts';
+import { pauseLocal, resumeLocal } from './process/freeze.ts';
 import { isAlive } from './process/process-identity.ts';
 import type { LaunchSpec } from './process/launch.ts';
+import type { Readiness } from './readiness.ts';
+import { isKafkaNodeName, resolveKafkaBrokers } from './kafka-cluster/cluster-shape.ts';
 import {
-  listStackNames,
-  readState,
-  stackDir,
-  writeState,
-  type ComponentRecord,
-  type Readiness,
-  type StackState,
-} from './state-file.ts';
-
-export type ServerName = 'postgres' | 'kafka';
-
-export interface UpOptions {
-  /** Stacks are named so that several can run side by side; `dev` is the CLI's default. */
-  readonly name?: string;
-  readonly servers?: readonly ServerName[];
-  /** A detached stack outlives this process (CLI `up --detach`); otherwise this process owns it. */
-  readonly detached?: boolean;
-  /** Fixed ports (the dev stack); free ports are picked when absent. */
-  readonly ports?: {
-    readonly postgres?: number;
-    readonly kafka?: number;
-    readonly kafkaController?: number;
-  };
-  readonly kafkaHeapMb?: number;
-  readonly env?: NodeJS.ProcessEnv;
-}
+  describePartitionLeaders,
+  type PartitionLeader,
+} from './kafka-cluster/partition-leaders.ts';
+import { listStackNames, readState, stackDir, writeState, type StackState } from './state-file.ts';
+import type { ServerName, UpOptions } from './up-options.ts';
 
 export interface ComponentStatus {
   readonly name: string;
   readonly kind: ComponentRecord['kind'];
   readonly running: boolean;
+  /** Frozen by `pause` (SIGSTOP) until `resume`: running, answering nothing. */
+  readonly paused: boolean;
   readonly pid: number | undefined;
   readonly endpoints: Readonly<Record<string, string>>;
   readonly logFile: string | undefined;
@@ -80,12 +66,17 @@ export class Stack {
     const env = options.env ?? process.env;
     const name = options.name ?? 'dev';
     const servers = options.servers ?? ['postgres', 'kafka'];
+    const kafkaBrokers = resolveKafkaBrokers(options.kafkaBrokers, env);
     const existing = readState(name, env);
     const provider = await providerOf(name, existing, env);
     const dir = stackDir(name, env);
     const components: Record<string, ComponentRecord> = { ...existing?.components };
     for (const server of servers) {
-      components[server] ??= await defineServer(provider, server, { name, dir, options, env });
+      if (Object.keys(components).some((component) => serverOf(component) === server)) continue;
+      const context = { name, dir, options, kafkaBrokers, env };
+      for (const record of await defineServer(provider, server, context)) {
+        components[record.name] = record;
+      }
     }
     writeState(
       {
@@ -98,12 +89,21 @@ export class Stack {
       env,
     );
     const stack = new Stack(name, env);
-    // Servers start side by side: Kafka's JVM takes seconds, PostgreSQL a fraction of one.
-    await Promise.all(
-      servers.map((server) =>
-        provider === 'external' ? awaitExternal(stack.#record(server)) : stack.start(server),
+    // Servers start side by side: Kafka's JVM takes seconds, PostgreSQL a fraction of one,
+    // and the nodes of a Kafka cluster only become ready together (a quorum of voters).
+    const toStart = Object.keys(components).filter((component) => {
+      const server = serverOf(component);
+      return server !== undefined && servers.includes(server);
+    });
+    // Every start settles before a failure is thrown: a node still starting when another
+    // server failed must reach the state file (pid and all), or `down` could not stop it.
+    const started = await Promise.allSettled(
+      toStart.map((component) =>
+        provider === 'external' ? awaitExternal(stack.#record(component)) : stack.start(component),
       ),
     );
+    const failure = started.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
     return stack;
   }
 
@@ -115,6 +115,11 @@ export class Stack {
       });
     }
     return new Stack(name, env);
+  }
+
+  /** The stack of that name when its state file exists; undefined when there is none. */
+  static openIfExists(name = 'dev', env: NodeJS.ProcessEnv = process.env): Stack | undefined {
+    return readState(name, env) ? new Stack(name, env) : undefined;
   }
 
   /**
@@ -152,8 +157,43 @@ export class Stack {
     return url.toString();
   }
 
+  /** Kafka's components: `kafka`, or `kafka-1` … `kafka-N` for a cluster. */
+  get kafkaNodes(): string[] {
+    const nodes = Object.keys(this.state.components).filter(isKafkaNodeName);
+    if (nodes.length === 0) this.#record('kafka');
+    return nodes.sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  }
+
+  /** Every node's address, running or not: clients find the live ones. */
   get kafkaBrokers(): string[] {
-    return (this.#record('kafka').endpoints['brokers'] ?? '').split(',');
+    return this.kafkaNodes.flatMap((node) =>
+      (this.#record(node).endpoints['brokers'] ?? '').split(','),
+    );
+  }
+
+  /**
+   * Which node leads each partition of each topic, and which nodes are in sync, as the running
+   * nodes report it. Nodes are named as in the stack (`kafka-2`); an empty list when no node runs.
+   */
+  async partitionLeaders(
+    options: {
+      timeoutMs?: number;
+      /** Nodes not to ask: a frozen (SIGSTOPped) node accepts connections and answers nothing. */
+      without?: readonly string[];
+    } = {},
+  ): Promise<PartitionLeader[]> {
+    const running = this.kafkaNodes.filter(
+      (node) => !options.without?.includes(node) && this.isRunning(node),
+    );
+    const nodeNames = new Map<number, string>();
+    for (const node of this.kafkaNodes) {
+      nodeNames.set(Number(this.#record(node).endpoints['nodeId'] ?? 1), node);
+    }
+    const brokers = running.flatMap((node) =>
+      (this.#record(node).endpoints['brokers'] ?? '').split(','),
+    );
+    if (brokers.length === 0) return [];
+    return describePartitionLeaders({ brokers, nodeNames, timeoutMs: options.timeoutMs ?? 5000 });
   }
 
   /** Creates the database if it does not exist yet; returns its connection string. */
@@ -195,46 +235,53 @@ export class Stack {
 
   status(): ComponentStatus[] {
     return Object.values(this.state.components).map((record) => {
-      const { running, pid } = driverFor(record).status(record, this.#env);
+      const { running, pid } = controlsFor(record).status(this.#env);
       return {
         name: record.name,
         kind: record.kind,
         running,
+        paused: running && record.pausedAt !== undefined,
         pid,
         endpoints: record.endpoints,
-        logFile: record.launch?.logFile,
+        logFile: logFileOf(record),
       };
     });
   }
 
   isRunning(component: string): boolean {
     const record = this.#record(component);
-    return driverFor(record).status(record, this.#env).running;
+    return controlsFor(record).status(this.#env).running;
   }
 
   pid(component: string): number | undefined {
     const record = this.#record(component);
-    return driverFor(record).status(record, this.#env).pid;
+    return controlsFor(record).status(this.#env).pid;
   }
 
   logFile(component: string): string | undefined {
-    return this.#record(component).launch?.logFile;
+    return logFileOf(this.#record(component));
   }
 
   async start(component: string): Promise<void> {
     const record = this.#record(component);
-    this.#update(component, await driverFor(record).start(record));
+    this.#update(component, await controlsFor(record).start());
   }
 
   async stop(component: string): Promise<void> {
-    const record = this.#record(component);
-    this.#update(component, await driverFor(record).stop(record));
+    const record = this.#thawed(component);
+    this.#update(component, await controlsFor(record).stop());
   }
 
-  /** SIGKILL: what a crash, the OOM killer or `kill -9` does. Data stays. */
-  async kill(component: string): Promise<void> {
-    const record = this.#record(component);
-    this.#update(component, await driverFor(record).kill(record));
+  /**
+   * SIGKILL: what a crash, the OOM killer or `kill -9` does. Data stays. Returns whether a live
+   * process was signalled: killing one that is already dead (or mid-restart) is not a fault.
+   */
+  async kill(component: string): Promise<boolean> {
+    const record = this.#thawed(component);
+    const controls = controlsFor(record);
+    const wasRunning = controls.status(this.#env).running;
+    this.#update(component, await controls.kill());
+    return wasRunning;
   }
 
   async restart(component: string): Promise<void> {
@@ -244,8 +291,22 @@ export class Stack {
 
   /** Starts the component again with empty storage: "Kafka lost its data". */
   async wipe(component: string): Promise<void> {
-    const record = this.#record(component);
-    this.#update(component, await driverFor(record).wipe(record));
+    const record = this.#thawed(component);
+    this.#update(component, await controlsFor(record).wipe());
+  }
+
+  /**
+   * SIGSTOP to the component's process group: a gray failure, not a crash. The process keeps
+   * its sockets, locks and sessions and answers nothing until `resume`; `status` shows it
+   * paused. Local provider only.
+   */
+  pause(component: string): void {
+    this.#update(component, pauseLocal(this.#record(component)));
+  }
+
+  /** SIGCONT: a paused component (or one that froze itself) goes on where it stopped. */
+  resume(component: string): void {
+    this.#update(component, resumeLocal(this.#record(component)));
   }
 
   /**
@@ -258,9 +319,10 @@ export class Stack {
       ...records.filter((r) => r.kind === 'process'),
       ...records.filter((r) => r.kind !== 'process'),
     ];
-    for (const record of order) {
-      this.#update(record.name, await driverFor(record).remove(record));
+    for (const { name } of order) {
+      this.#update(name, await controlsFor(this.#thawed(name)).remove());
     }
+    await removeNetworks(records.filter((record) => record.kind === 'container'));
     if (options.keepFiles) {
       // Kept for a post-mortem: no longer owned, so reapOrphans() leaves the files alone.
       writeState({ ...this.state, ownerPid: undefined }, this.#env);
@@ -268,7 +330,10 @@ export class Stack {
       const dir = stackDir(this.name, this.#env);
       // PostgreSQL's data may live outside the stack's folder (see definePostgres).
       for (const record of records) {
-        if (record.dataDir && !record.dataDir.startsWith(`${dir}${path.sep}`)) {
+        if (
+          (record.kind === 'postgres' || record.kind === 'kafka') &&
+          !record.dataDir.startsWith(`${dir}${path.sep}`)
+        ) {
           rmSync(path.dirname(record.dataDir), { recursive: true, force: true });
         }
       }
@@ -291,10 +356,25 @@ export class Stack {
     return record;
   }
 
+  /** The component's record, resumed first if it was paused: a frozen process ignores SIGTERM. */
+  #thawed(component: string): ComponentRecord {
+    const record = this.#record(component);
+    if (record.pausedAt === undefined) return record;
+    const resumed = resumeLocal(record);
+    this.#update(component, resumed);
+    return resumed;
+  }
+
   #update(component: string, record: ComponentRecord): void {
     const state = this.state;
     writeState({ ...state, components: { ...state.components, [component]: record } }, this.#env);
   }
+}
+
+/** Which server a component belongs to (Kafka's nodes all belong to `kafka`); roles to none. */
+function serverOf(component: string): ServerName | undefined {
+  if (component === 'postgres') return 'postgres';
+  return isKafkaNodeName(component) ? 'kafka' : undefined;
 }
 
 /** A stack that exists keeps its provider; asking for another one is a mistake worth a message. */

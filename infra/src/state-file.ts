@@ -8,44 +8,8 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ContainerSpec } from './docker/docker-components.ts';
-import type { LaunchSpec } from './process/launch.ts';
-import type { ProcessIdentity } from './process/process-identity.ts';
-
-/** How to tell that a component is ready to serve. */
-export type Readiness =
-  | { readonly type: 'postgres'; readonly url: string }
-  | { readonly type: 'kafka'; readonly brokers: readonly string[] }
-  | { readonly type: 'http'; readonly url: string }
-  | { readonly type: 'tcp'; readonly port: number };
-
-/** One-off command run before the first start, while the data folder is empty (initdb, Kafka format). */
-export interface PrepareSpec {
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly uid?: number | undefined;
-  readonly gid?: number | undefined;
-}
-
-export interface ComponentRecord {
-  readonly name: string;
-  readonly kind: 'postgres' | 'kafka' | 'process' | 'container' | 'external';
-  readonly launch?: LaunchSpec;
-  readonly prepare?: PrepareSpec;
-  readonly dataDir?: string;
-  readonly readiness: Readiness;
-  readonly readyTimeoutMs: number;
-  /** Graceful stop: PostgreSQL's fast shutdown is SIGINT, the JVM and Node take SIGTERM. */
-  readonly stopSignal: NodeJS.Signals;
-  /** Connection details other code needs: `url` for PostgreSQL, `brokers` for Kafka, … */
-  readonly endpoints: Readonly<Record<string, string>>;
-  readonly ports: Readonly<Record<string, number>>;
-  /** The docker provider's container: how to create it, and its id once created. */
-  readonly container?: ContainerSpec;
-  readonly containerId?: string | undefined;
-  /** Set while it runs; cleared by stop and kill. */
-  readonly process?: ProcessIdentity | undefined;
-}
+import { InfraError } from './errors.ts';
+import type { ComponentRecord } from './component-record.ts';
 
 export interface StackState {
   readonly name: string;
@@ -63,12 +27,23 @@ export function findRepoRoot(): string {
   return repoRoot;
 }
 
-/** `.stack/` at the repo root, or `STACK_HOME`. */
+/**
+ * `.stack/` at the repo root, or `STACK_HOME`, always absolute: the folders under it are passed
+ * to initdb, postgres and Kafka as arguments, where a relative `-x/...` would read as an option.
+ */
 export function stacksHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env['STACK_HOME'] ?? path.join(repoRoot, '.stack');
+  return path.resolve(env['STACK_HOME'] ?? path.join(repoRoot, '.stack'));
 }
 
+/** Stack names become folder names and command-line values: letters, digits, `.`, `_`, `-`. */
+const stackNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
 export function stackDir(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (!stackNamePattern.test(name)) {
+    throw new InfraError('INVALID_NAME', `invalid stack name ${JSON.stringify(name)}`, {
+      hint: 'use letters, digits, ".", "_" and "-", starting with a letter or digit',
+    });
+  }
   return path.join(stacksHome(env), name);
 }
 
@@ -94,5 +69,7 @@ export function writeState(state: StackState, env?: NodeJS.ProcessEnv): void {
 export function listStackNames(env?: NodeJS.ProcessEnv): string[] {
   const home = stacksHome(env);
   if (!existsSync(home)) return [];
-  return readdirSync(home).filter((name) => existsSync(stateFile(name, env)));
+  return readdirSync(home).filter(
+    (name) => stackNamePattern.test(name) && existsSync(stateFile(name, env)),
+  );
 }

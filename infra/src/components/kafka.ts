@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { InfraError } from '../errors.ts';
-import { findRepoRoot, type ComponentRecord } from '../state-file.ts';
+import type { KafkaRecord } from '../component-record.ts';
+import { findRepoRoot } from '../state-file.ts';
 
 function findJava(env: NodeJS.ProcessEnv): string {
   const java = env['JAVA_HOME'] ? path.join(env['JAVA_HOME'], 'bin', 'java') : 'java';
@@ -85,16 +86,52 @@ export function resolveKafkaClasspath(env: NodeJS.ProcessEnv = process.env): str
   return `${libs}/*`;
 }
 
+/** One voter of a KRaft quorum: its node id and controller port. */
+export interface KafkaVoter {
+  readonly nodeId: number;
+  readonly controllerPort: number;
+}
+
+/**
+ * Replicas of Kafka's internal topics (consumer offsets): as many as the cluster has, up to
+ * three, with the same in-sync minimum as the contracts' topics (two, or one on one broker).
+ */
+function internalReplication(brokers: number): { factor: number; minIsr: number } {
+  const factor = Math.min(3, brokers);
+  return { factor, minIsr: Math.min(2, factor) };
+}
+
+/**
+ * How long a node may miss heartbeats before the controller fences it. A lone broker: after a
+ * SIGKILL the restarted broker is refused (DUPLICATE_BROKER_REGISTRATION) until the dead
+ * incarnation's session expires, 9 s by default, so 2 s. A cluster: the same timeout fences a
+ * live node that is only slow, and on a starved machine 2 s moved leaders back and forth
+ * between live nodes; a longer one still fails over a dead leader within seconds.
+ */
+export function brokerSession(brokers: number): { timeoutMs: number; heartbeatMs: number } {
+  return brokers === 1
+    ? { timeoutMs: 2000, heartbeatMs: 500 }
+    : { timeoutMs: 6000, heartbeatMs: 1000 };
+}
+
 function serverProperties(options: {
+  nodeId: number;
   port: number;
   controllerPort: number;
+  voters: readonly KafkaVoter[];
   dataDir: string;
 }): string {
-  const { port, controllerPort, dataDir } = options;
+  const { nodeId, port, controllerPort, dataDir } = options;
+  const voters = options.voters
+    .map((voter) => `${voter.nodeId}@127.0.0.1:${voter.controllerPort}`)
+    .join(',');
+  const internal = internalReplication(options.voters.length);
+  const session = brokerSession(options.voters.length);
   return [
     'process.roles=broker,controller',
-    'node.id=1',
-    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
+    `node.id=${nodeId}`,
+    // A static voter set: every node of the cluster is a controller, and all know each other.
+    `controller.quorum.voters=${voters}`,
     `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
     `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
     'controller.listener.names=CONTROLLER',
@@ -102,20 +139,20 @@ function serverProperties(options: {
     'inter.broker.listener.name=PLAINTEXT',
     `log.dirs=${dataDir}`,
     'num.partitions=3',
-    'default.replication.factor=1',
-    'offsets.topic.replication.factor=1',
+    `default.replication.factor=${internal.factor}`,
+    `offsets.topic.replication.factor=${internal.factor}`,
     // Fewer internal partitions: the first consumer group and the first idempotent producer
     // wait for these topics to be created.
     'offsets.topic.num.partitions=6',
-    'transaction.state.log.replication.factor=1',
-    'transaction.state.log.min.isr=1',
+    `transaction.state.log.replication.factor=${internal.factor}`,
+    `transaction.state.log.min.isr=${internal.minIsr}`,
     'transaction.state.log.num.partitions=6',
     'group.initial.rebalance.delay.ms=0',
-    // After a SIGKILL the restarted broker is refused (DUPLICATE_BROKER_REGISTRATION) until the
-    // dead incarnation's session expires: 9 s by default, 2 s here.
-    'broker.session.timeout.ms=2000',
-    'broker.heartbeat.interval.ms=500',
-    'auto.create.topics.enable=true',
+    `broker.session.timeout.ms=${session.timeoutMs}`,
+    `broker.heartbeat.interval.ms=${session.heartbeatMs}`,
+    // Topics are declared in packages/contracts and provisioned by the services' migrate: a
+    // typo in a topic name is an error, not a new topic with default settings.
+    'auto.create.topics.enable=false',
     '',
   ].join('\n');
 }
@@ -132,30 +169,41 @@ const log4jProperties = [
   '',
 ].join('\n');
 
+/** A random KRaft cluster id: base64url of a UUID's 16 bytes, as `kafka-storage random-uuid` makes. */
+export function newClusterId(): string {
+  return Buffer.from(randomUUID().replaceAll('-', ''), 'hex').toString('base64url');
+}
+
 /** Apache Kafka 3.9 in KRaft combined mode (broker + controller in one JVM). */
 export function defineKafka(options: {
   dir: string;
   port: number;
   controllerPort: number;
   heapMb?: number;
+  /** KRaft cluster id (base64url of 16 bytes); a fresh random one when absent. */
+  clusterId?: string;
+  /** On a cluster: the component's name (`kafka-2`), its node id and every voter, itself included. */
+  node?: { name: string; nodeId: number; voters: readonly KafkaVoter[] };
   env?: NodeJS.ProcessEnv;
-}): ComponentRecord {
+}): KafkaRecord {
   const { dir, port, controllerPort } = options;
   const env = options.env ?? process.env;
   const java = findJava(env);
   const classpath = resolveKafkaClasspath(env);
   const dataDir = path.join(dir, 'data');
+  const nodeId = options.node?.nodeId ?? 1;
+  const voters = options.node?.voters ?? [{ nodeId, controllerPort }];
   mkdirSync(dir, { recursive: true });
   const configFile = path.join(dir, 'server.properties');
   const log4jFile = path.join(dir, 'log4j.properties');
-  writeFileSync(configFile, serverProperties({ port, controllerPort, dataDir }));
+  writeFileSync(configFile, serverProperties({ nodeId, port, controllerPort, voters, dataDir }));
   writeFileSync(log4jFile, log4jProperties);
-  const clusterId = Buffer.from(randomUUID().replaceAll('-', ''), 'hex').toString('base64url');
+  const clusterId = options.clusterId ?? newClusterId();
   const heap = `${options.heapMb ?? 512}m`;
   const jvmCommon = ['-cp', classpath, `-Dlog4j.configuration=file:${log4jFile}`];
   const brokers = `127.0.0.1:${port}`;
   return {
-    name: 'kafka',
+    name: options.node?.name ?? 'kafka',
     kind: 'kafka',
     dataDir,
     prepare: {
@@ -164,10 +212,10 @@ export function defineKafka(options: {
         ...jvmCommon,
         'kafka.tools.StorageTool',
         'format',
-        '-t',
-        clusterId,
-        '-c',
-        configFile,
+        // One argument each: a base64url id starts with `-` one time in 64, and the tool's
+        // parser takes a separate `-t <id>` for two options.
+        `--cluster-id=${clusterId}`,
+        `--config=${configFile}`,
         '--ignore-formatted',
       ],
     },
@@ -187,10 +235,15 @@ export function defineKafka(options: {
       env: {},
       logFile: path.join(dir, 'kafka.log'),
     },
-    readiness: { type: 'kafka', brokers: [brokers] },
-    readyTimeoutMs: 60_000,
+    // A cluster node is ready when the cluster counts it among its live brokers; alone, it
+    // cannot be: the quorum needs a majority of the voters.
+    readiness: options.node
+      ? { type: 'kafka', brokers: [brokers], nodeId }
+      : { type: 'kafka', brokers: [brokers] },
+    // A restarted cluster node first catches up with the metadata log and its replicas.
+    readyTimeoutMs: options.node ? 120_000 : 60_000,
     stopSignal: 'SIGTERM',
-    endpoints: { brokers },
+    endpoints: { brokers, nodeId: String(nodeId) },
     ports: { kafka: port, controller: controllerPort },
   };
 }

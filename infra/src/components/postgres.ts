@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { InfraError } from '../errors.ts';
-import type { ComponentRecord } from '../state-file.ts';
+import type { PostgresRecord } from '../component-record.ts';
 
 /** PG_BINDIR, else `pg_config --bindir`, else the newest /usr/lib/postgresql/<v>/bin. */
 export function findPostgresBinaries(env: NodeJS.ProcessEnv = process.env): string {
@@ -64,7 +64,7 @@ export function definePostgres(options: {
   dir: string;
   port: number;
   binDir: string;
-}): ComponentRecord {
+}): PostgresRecord {
   const { port, binDir } = options;
   const runAs = postgresRunAs();
   const dir = runAs ? reachableBy(runAs, options.dir) : options.dir;
@@ -120,7 +120,8 @@ export function definePostgres(options: {
       gid: runAs?.gid,
     },
     readiness: { type: 'postgres', url },
-    readyTimeoutMs: 30_000,
+    // Generous: on a shared two-core machine under a full suite, the first connection can wait.
+    readyTimeoutMs: 60_000,
     stopSignal: 'SIGINT',
     endpoints: { url },
     ports: { postgres: port },

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { clientHost, defineDockerKafka, defineDockerPostgres } from './docker-components.ts';
+import {
+  clientHost,
+  clusterNetworkName,
+  defineDockerKafka,
+  defineDockerPostgres,
+} from './docker-components.ts';
 
 describe('docker component records', () => {
   it('publishes Kafka on a fixed host port and advertises exactly that address', () => {
@@ -39,5 +44,56 @@ describe('docker component records', () => {
   it('reaches a remote Docker host by its own name', () => {
     expect(clientHost('localhost')).toBe('127.0.0.1');
     expect(clientHost('docker.internal')).toBe('docker.internal');
+  });
+
+  it('gives each node of a cluster its name, node id, published port and the same voter set on one network', () => {
+    const voters = [
+      { nodeId: 1, controllerPort: 21001 },
+      { nodeId: 2, controllerPort: 21002 },
+      { nodeId: 3, controllerPort: 21003 },
+    ];
+    const nodes = voters.map((voter, index) =>
+      defineDockerKafka({
+        stack: 'ci 1',
+        host: 'localhost',
+        port: 19092 + 2 * index,
+        controllerPort: voter.controllerPort,
+        heapMb: 384,
+        node: { name: `kafka-${voter.nodeId}`, nodeId: voter.nodeId, voters },
+      }),
+    );
+    expect(nodes.map((node) => node.name)).toEqual(['kafka-1', 'kafka-2', 'kafka-3']);
+    expect(nodes.map((node) => node.container.name)).toEqual([
+      'outbox-ci-1-kafka-1',
+      'outbox-ci-1-kafka-2',
+      'outbox-ci-1-kafka-3',
+    ]);
+    const [second] = nodes.slice(1);
+    const env = second?.container.env ?? {};
+    expect(env['KAFKA_NODE_ID']).toBe('2');
+    expect(env['KAFKA_CONTROLLER_QUORUM_VOTERS']).toBe(
+      '1@outbox-ci-1-kafka-1:21001,2@outbox-ci-1-kafka-2:21002,3@outbox-ci-1-kafka-3:21003',
+    );
+    // Clients on the host reach the published port; the nodes replicate inside the network.
+    expect(env['KAFKA_ADVERTISED_LISTENERS']).toBe(
+      'PLAINTEXT://127.0.0.1:19094,INTERNAL://outbox-ci-1-kafka-2:9094',
+    );
+    expect(env['KAFKA_INTER_BROKER_LISTENER_NAME']).toBe('INTERNAL');
+    expect(env['KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR']).toBe('3');
+    expect(env['KAFKA_TRANSACTION_STATE_LOG_MIN_ISR']).toBe('2');
+    expect(env['KAFKA_HEAP_OPTS']).toBe('-Xms384m -Xmx384m');
+    expect(new Set(nodes.map((node) => node.container.network))).toEqual(
+      new Set([clusterNetworkName('ci 1')]),
+    );
+    expect(new Set(nodes.map((node) => node.container.env['CLUSTER_ID'])).size).toBe(1);
+    expect(second?.readiness).toEqual({ type: 'kafka', brokers: ['127.0.0.1:19094'], nodeId: 2 });
+  });
+
+  it('keeps a lone broker off any network, replicating its internal topics once', () => {
+    const record = defineDockerKafka({ stack: 'dev', host: 'localhost', port: 19092 });
+    expect(record.name).toBe('kafka');
+    expect(record.container.network).toBeUndefined();
+    expect(record.container.env['KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR']).toBe('1');
+    expect(record.container.env['KAFKA_CONTROLLER_QUORUM_VOTERS']).toBe('1@localhost:9093');
   });
 });

@@ -1,16 +1,5 @@
-import type { ComponentRecord } from '../state-file.ts';
-
-/** Everything needed to create the container again from another shell (wipe, a removed container). */
-export interface ContainerSpec {
-  readonly image: string;
-  /** Container name, so a person can `docker kill outbox-dev-kafka` by hand in a workshop. */
-  readonly name: string;
-  readonly env: Readonly<Record<string, string>>;
-  readonly command?: readonly string[];
-  /** Fixed host ports: a recreated or restarted container keeps its address. */
-  readonly ports: readonly { readonly container: number; readonly host: number }[];
-  readonly labels: Readonly<Record<string, string>>;
-}
+import type { ContainerRecord } from '../component-record.ts';
+import { brokerSession, type KafkaVoter } from '../components/kafka.ts';
 
 export const dockerImages = Object.freeze({
   postgres: 'postgres:15',
@@ -37,7 +26,7 @@ export function defineDockerPostgres(options: {
   stack: string;
   port: number;
   host: string;
-}): ComponentRecord {
+}): ContainerRecord {
   const { stack, port } = options;
   const url = `postgres://postgres@${clientHost(options.host)}:${port}/postgres`;
   return {
@@ -71,8 +60,58 @@ export function defineDockerPostgres(options: {
   };
 }
 
+/** The fixed KRaft cluster id of docker stacks (the image formats once; a wipe recreates). */
+const dockerClusterId = 'b3V0Ym94LWluYm94LXN0YQ';
+
+/** Inside a cluster's network, brokers replicate over this listener, by container name. */
+const internalPort = 9094;
+
+/** The Docker network a stack's Kafka cluster talks on: containers find each other by name. */
+export function clusterNetworkName(stack: string): string {
+  return `outbox-${stack.replaceAll(/[^a-zA-Z0-9_.-]/g, '-')}-kafka`;
+}
+
+/** The listeners of one node: a lone broker needs none but its published one. */
+function kafkaListenerEnv(options: {
+  stack: string;
+  port: number;
+  controllerPort: number;
+  brokers: string;
+  node?: { name: string; nodeId: number; voters: readonly KafkaVoter[] } | undefined;
+}): Record<string, string> {
+  const { stack, port, controllerPort, brokers, node } = options;
+  if (node === undefined) {
+    return {
+      KAFKA_NODE_ID: '1',
+      KAFKA_LISTENERS: `PLAINTEXT://:${port},CONTROLLER://:${controllerPort}`,
+      KAFKA_ADVERTISED_LISTENERS: `PLAINTEXT://${brokers}`,
+      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      KAFKA_INTER_BROKER_LISTENER_NAME: 'PLAINTEXT',
+      KAFKA_CONTROLLER_QUORUM_VOTERS: `1@localhost:${controllerPort}`,
+    };
+  }
+  // Clients on the host use the published port; the nodes replicate and vote inside the
+  // network, where 127.0.0.1 would be each container itself.
+  const voters = node.voters
+    .map((voter) => {
+      const host = containerName(stack, `kafka-${voter.nodeId}`);
+      return `${voter.nodeId}@${host}:${voter.controllerPort}`;
+    })
+    .join(',');
+  return {
+    KAFKA_NODE_ID: String(node.nodeId),
+    KAFKA_LISTENERS: `PLAINTEXT://:${port},INTERNAL://:${internalPort},CONTROLLER://:${controllerPort}`,
+    KAFKA_ADVERTISED_LISTENERS: `PLAINTEXT://${brokers},INTERNAL://${containerName(stack, node.name)}:${internalPort}`,
+    KAFKA_LISTENER_SECURITY_PROTOCOL_MAP:
+      'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT',
+    KAFKA_INTER_BROKER_LISTENER_NAME: 'INTERNAL',
+    KAFKA_CONTROLLER_QUORUM_VOTERS: voters,
+  };
+}
+
 /**
- * Apache Kafka 3.9 in KRaft combined mode. The broker listens inside the container on the same
+ * Apache Kafka 3.9 in KRaft combined mode, alone or as one node of a cluster (then named
+ * `kafka-N`, on the stack's own network). The broker listens inside the container on the same
  * port number it is published on, and advertises that host port: a restarted or recreated
  * broker keeps its address, and clients inside and outside the container agree on it.
  * The image formats its storage on first start only, so a restarted container keeps its data.
@@ -83,48 +122,55 @@ export function defineDockerKafka(options: {
   host: string;
   controllerPort?: number;
   heapMb?: number;
-}): ComponentRecord {
-  const { stack, port } = options;
+  node?: { name: string; nodeId: number; voters: readonly KafkaVoter[] };
+}): ContainerRecord {
+  const { stack, port, node } = options;
   const controllerPort = options.controllerPort ?? 9093;
   const brokers = `${clientHost(options.host)}:${port}`;
   const heap = `${options.heapMb ?? 512}m`;
+  const replication = String(Math.min(3, node?.voters.length ?? 1));
+  const minIsr = String(Math.min(2, Number(replication)));
+  const name = node?.name ?? 'kafka';
+  const nodeId = node?.nodeId ?? 1;
+  const session = brokerSession(node?.voters.length ?? 1);
   return {
-    name: 'kafka',
+    name,
     kind: 'container',
     container: {
       image: dockerImages.kafka,
-      name: containerName(stack, 'kafka'),
+      name: containerName(stack, name),
       env: {
-        CLUSTER_ID: 'b3V0Ym94LWluYm94LXN0YQ',
-        KAFKA_NODE_ID: '1',
+        CLUSTER_ID: dockerClusterId,
         KAFKA_PROCESS_ROLES: 'broker,controller',
-        KAFKA_LISTENERS: `PLAINTEXT://:${port},CONTROLLER://:${controllerPort}`,
-        KAFKA_ADVERTISED_LISTENERS: `PLAINTEXT://${brokers}`,
+        ...kafkaListenerEnv({ stack, port, controllerPort, brokers, node }),
         KAFKA_CONTROLLER_LISTENER_NAMES: 'CONTROLLER',
-        KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
-        KAFKA_INTER_BROKER_LISTENER_NAME: 'PLAINTEXT',
-        KAFKA_CONTROLLER_QUORUM_VOTERS: `1@localhost:${controllerPort}`,
         // A volume in the image: kept across restarts, dropped with the container (wipe, down).
         KAFKA_LOG_DIRS: '/var/lib/kafka/data',
         KAFKA_NUM_PARTITIONS: '3',
-        KAFKA_DEFAULT_REPLICATION_FACTOR: '1',
-        KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '1',
+        KAFKA_DEFAULT_REPLICATION_FACTOR: replication,
+        KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: replication,
         KAFKA_OFFSETS_TOPIC_NUM_PARTITIONS: '6',
-        KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: '1',
-        KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: '1',
+        KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: replication,
+        KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: minIsr,
         KAFKA_TRANSACTION_STATE_LOG_NUM_PARTITIONS: '6',
         KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: '0',
-        KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'true',
+        KAFKA_BROKER_SESSION_TIMEOUT_MS: String(session.timeoutMs),
+        KAFKA_BROKER_HEARTBEAT_INTERVAL_MS: String(session.heartbeatMs),
+        KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'false',
         KAFKA_HEAP_OPTS: `-Xms${heap} -Xmx${heap}`,
       },
       ports: [{ container: port, host: port }],
       labels: { [stackLabel]: stack },
+      ...(node === undefined ? {} : { network: clusterNetworkName(stack) }),
     },
-    readiness: { type: 'kafka', brokers: [brokers] },
+    readiness:
+      node === undefined
+        ? { type: 'kafka', brokers: [brokers] }
+        : { type: 'kafka', brokers: [brokers], nodeId },
     // The first start pulls the image.
     readyTimeoutMs: 120_000,
     stopSignal: 'SIGTERM',
-    endpoints: { brokers },
+    endpoints: { brokers, nodeId: String(nodeId) },
     ports: { kafka: port },
   };
 }

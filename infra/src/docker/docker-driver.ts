@@ -4,8 +4,9 @@ import type { ContainerRuntimeClient } from 'testcontainers';
 import { InfraError } from '../errors.ts';
 import { pollUntil } from '../poll.ts';
 import { isReady } from '../readiness.ts';
-import type { ComponentRecord } from '../state-file.ts';
-import { stackLabel, type ContainerSpec } from './docker-components.ts';
+import type { ContainerRecord } from '../component-record.ts';
+import type { ContainerSpec } from './container-spec.ts';
+import { stackLabel } from './docker-components.ts';
 
 const stopTimeoutMs = 30_000;
 const killTimeoutMs = 10_000;
@@ -62,14 +63,7 @@ async function inspectRunning(
   }
 }
 
-function containerSpec(record: ComponentRecord): ContainerSpec {
-  if (!record.container) {
-    throw new InfraError('UNSUPPORTED', `${record.name} has no container definition`);
-  }
-  return record.container;
-}
-
-function startError(record: ComponentRecord, spec: ContainerSpec, error: unknown): InfraError {
+function startError(record: ContainerRecord, spec: ContainerSpec, error: unknown): InfraError {
   const message = error instanceof Error ? error.message : String(error);
   if (/port is already allocated|address already in use/i.test(message)) {
     const ports = spec.ports.map((port) => port.host).join(', ');
@@ -115,15 +109,37 @@ async function createContainer(
     .withAutoCleanup(false)
     .withStartupTimeout(readyTimeoutMs);
   if (spec.command) container.withCommand([...spec.command]);
+  if (spec.network !== undefined) {
+    await ensureNetwork(client, spec.network, spec.labels);
+    container.withNetworkMode(spec.network);
+  }
   return (await container.start()).getId();
+}
+
+/** The stack's own network, created by the first node that needs it (409: another one did). */
+async function ensureNetwork(
+  client: ContainerRuntimeClient,
+  name: string,
+  labels: Readonly<Record<string, string>>,
+): Promise<void> {
+  const exists = await client.network
+    .getById(name)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    );
+  if (!exists) {
+    await tolerating([409], () => client.network.create({ Name: name, Labels: { ...labels } }));
+  }
 }
 
 /**
  * Starts the component's container (creating it if it does not exist) and waits until it
  * serves. A stopped or killed container is started again, not recreated: its data stays.
  */
-export async function startContainer(record: ComponentRecord): Promise<ComponentRecord> {
-  const spec = containerSpec(record);
+export async function startContainer(record: ContainerRecord): Promise<ContainerRecord> {
+  const spec = record.container;
   const client = await runtimeClient();
   let id = record.containerId;
   try {
@@ -163,7 +179,7 @@ export async function startContainer(record: ComponentRecord): Promise<Component
 }
 
 /** `docker stop`: the image's stop signal, SIGKILL after the timeout. The container stays. */
-export async function stopContainer(record: ComponentRecord): Promise<ComponentRecord> {
+export async function stopContainer(record: ContainerRecord): Promise<ContainerRecord> {
   const id = record.containerId;
   if (id === undefined) return record;
   const client = await runtimeClient();
@@ -174,7 +190,7 @@ export async function stopContainer(record: ComponentRecord): Promise<ComponentR
 }
 
 /** SIGKILL to the container's main process, as a crash would. The container (and data) stays. */
-export async function killContainer(record: ComponentRecord): Promise<ComponentRecord> {
+export async function killContainer(record: ContainerRecord): Promise<ContainerRecord> {
   const id = record.containerId;
   if (id === undefined) return record;
   const client = await runtimeClient();
@@ -188,7 +204,7 @@ export async function killContainer(record: ComponentRecord): Promise<ComponentR
 }
 
 /** Removes the container and its anonymous volumes: `down`, and the first half of `wipe`. */
-export async function removeContainer(record: ComponentRecord): Promise<ComponentRecord> {
+export async function removeContainer(record: ContainerRecord): Promise<ContainerRecord> {
   const id = record.containerId;
   if (id === undefined) return record;
   const client = await runtimeClient();
@@ -196,8 +212,22 @@ export async function removeContainer(record: ComponentRecord): Promise<Componen
   return { ...record, containerId: undefined };
 }
 
+/**
+ * Removes the networks of a stack's containers, once all of them are removed (`down`): a wiped
+ * node is recreated on the network its stopped neighbours are still attached to.
+ */
+export async function removeNetworks(records: readonly ContainerRecord[]): Promise<void> {
+  const networks = new Set(records.flatMap((record) => record.container.network ?? []));
+  if (networks.size === 0) return;
+  const client = await runtimeClient();
+  for (const network of networks) {
+    // 403/409: something else still uses it; it stays.
+    await tolerating([403, 404, 409], () => client.network.getById(network).remove());
+  }
+}
+
 /** A fresh container on the same ports, empty storage: "Kafka lost its data". */
-export async function wipeContainer(record: ComponentRecord): Promise<ComponentRecord> {
+export async function wipeContainer(record: ContainerRecord): Promise<ContainerRecord> {
   return startContainer(await removeContainer(record));
 }
 
@@ -206,7 +236,7 @@ export async function wipeContainer(record: ComponentRecord): Promise<ComponentR
  * engine does not answer within the timeout, the container counts as not running.
  */
 export function containerStatus(
-  record: ComponentRecord,
+  record: ContainerRecord,
   env: NodeJS.ProcessEnv = process.env,
 ): { running: boolean; pid: number | undefined } {
   if (record.containerId === undefined) return { running: false, pid: undefined };

@@ -1,8 +1,8 @@
 import { InfraError } from '../errors.ts';
 import { pollUntil } from '../poll.ts';
 import { isReady } from '../readiness.ts';
-import type { ComponentRecord } from '../state-file.ts';
-import type { ServerName } from '../stack.ts';
+import type { ComponentRecord, ExternalRecord } from '../component-record.ts';
+import type { ServerName } from '../up-options.ts';
 
 /** Refusal for every chaos control: these servers are someone else's to stop. */
 export function refuseChaos(record: ComponentRecord, control: string): never {
@@ -29,7 +29,7 @@ function required(env: NodeJS.ProcessEnv, names: readonly string[], what: string
  * Servers someone else runs: PostgreSQL from DATABASE_URL (or STACK_POSTGRES_URL), Kafka from
  * KAFKA_BROKERS (comma-separated host:port). Read once, when the stack is brought up.
  */
-export function defineExternal(server: ServerName, env: NodeJS.ProcessEnv): ComponentRecord {
+export function defineExternal(server: ServerName, env: NodeJS.ProcessEnv): ExternalRecord {
   const common = {
     kind: 'external',
     readyTimeoutMs: 30_000,

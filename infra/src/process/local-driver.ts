@@ -5,14 +5,14 @@ import { InfraError } from '../errors.ts';
 import { assertPortFree } from '../ports.ts';
 import { pollUntil } from '../poll.ts';
 import { isReady } from '../readiness.ts';
-import type { ComponentRecord } from '../state-file.ts';
+import type { LocalRecord } from '../component-record.ts';
 import { launch } from './launch.ts';
 import { isAlive, isGroupAlive, signalGroup, signalProcess } from './process-identity.ts';
 
 const stopTimeoutMs = 30_000;
 const killTimeoutMs = 10_000;
 
-export function isRunning(record: ComponentRecord): boolean {
+export function isRunning(record: LocalRecord): boolean {
   return record.process !== undefined && isAlive(record.process);
 }
 
@@ -24,9 +24,9 @@ function logTail(logFile: string, lines = 15): string {
   }
 }
 
-function prepareDataDir(record: ComponentRecord): void {
+function prepareDataDir(record: LocalRecord): void {
+  if (record.kind === 'process') return;
   const { prepare, dataDir, launch: spec } = record;
-  if (!prepare || !dataDir || !spec) return;
   if (existsSync(dataDir) && readdirSync(dataDir).length > 0) return;
   const owner =
     prepare.uid === undefined ? undefined : { uid: prepare.uid, gid: prepare.gid ?? prepare.uid };
@@ -59,9 +59,8 @@ function prepareDataDir(record: ComponentRecord): void {
  * Starts the component's process and waits until it serves. Data from an earlier run is kept:
  * the prepare step (initdb, Kafka storage format) only runs on an empty data folder.
  */
-export async function startLocal(record: ComponentRecord): Promise<ComponentRecord> {
+export async function startLocal<R extends LocalRecord>(record: R): Promise<R> {
   const spec = record.launch;
-  if (!spec) throw new InfraError('UNSUPPORTED', `${record.name} has no local process to start`);
   if (isRunning(record)) return record;
   for (const [what, port] of Object.entries(record.ports)) {
     await assertPortFree(
@@ -92,10 +91,12 @@ export async function startLocal(record: ComponentRecord): Promise<ComponentReco
     failure = error;
   }
   if (exited || failure !== undefined) {
+    // Asked before the SIGKILL below, which would make every process look as if it had exited.
+    const died = exited || !isAlive(identity);
     signalGroup(identity, 'SIGKILL');
     throw new InfraError(
       'NOT_READY',
-      `${record.name} ${exited || !isAlive(identity) ? 'exited during start-up' : `did not become ready within ${record.readyTimeoutMs / 1000} s`}` +
+      `${record.name} ${died ? 'exited during start-up' : `did not become ready within ${record.readyTimeoutMs / 1000} s`}` +
         `\n--- last lines of ${spec.logFile} ---\n${logTail(spec.logFile)}`,
       {
         logFile: spec.logFile,
@@ -108,7 +109,7 @@ export async function startLocal(record: ComponentRecord): Promise<ComponentReco
 }
 
 /** Graceful stop with the component's own signal; SIGKILL if it does not finish in time. */
-export async function stopLocal(record: ComponentRecord): Promise<ComponentRecord> {
+export async function stopLocal<R extends LocalRecord>(record: R): Promise<R> {
   const identity = record.process;
   if (!identity) return record;
   signalProcess(identity, record.stopSignal);
@@ -124,7 +125,7 @@ export async function stopLocal(record: ComponentRecord): Promise<ComponentRecor
 }
 
 /** SIGKILL to the whole process group, as a crash would: no shutdown hooks, no flush. */
-export async function killLocal(record: ComponentRecord): Promise<ComponentRecord> {
+export async function killLocal<R extends LocalRecord>(record: R): Promise<R> {
   const identity = record.process;
   if (!identity) return record;
   signalGroup(identity, 'SIGKILL');
