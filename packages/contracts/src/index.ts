@@ -1,5 +1,5 @@
-export { topics } from './topics.ts';
-export type { Topic } from './topics.ts';
+export { topics, topicDeclarations } from './topics.ts';
+export type { Topic, TopicDeclaration } from './topics.ts';
 export {
   OrderCreated,
   OrderCancelled,

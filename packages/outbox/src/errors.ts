@@ -1,5 +1,18 @@
 export type OutboxErrorCode =
-  'NOT_A_TRANSACTION' | 'INVALID_EVENT' | 'INVALID_OPTIONS' | 'SEND_TIMEOUT' | 'STOPPED';
+  | 'NOT_A_TRANSACTION'
+  | 'INVALID_EVENT'
+  | 'INVALID_OPTIONS'
+  | 'SEND_TIMEOUT'
+  | 'SEND_INCOMPLETE'
+  | 'STOPPED'
+  /** The event is larger than the configured maximum (enqueue), or than Kafka takes (relay). */
+  | 'EVENT_TOO_LARGE'
+  /** The event's topic is not a legal Kafka topic name. */
+  | 'INVALID_TOPIC'
+  /** Kafka refused events that may pass on a later try; the relay paces its tries. */
+  | 'PUBLISH_REFUSED'
+  /** A handler ran past its timeout; its row is tried again later. */
+  | 'HANDLER_TIMEOUT';
 
 /** The library's one error type: a stable `code` to branch on, the original error as `cause`. */
 export class OutboxError extends Error {

@@ -25,6 +25,7 @@ export { enqueue, enqueueMany } from './outbox/enqueue.ts';
 export type { EnqueueOptions } from './outbox/enqueue.ts';
 export type { OutboxEventInput } from './outbox/outbox-event-input.ts';
 export { uuidv7 } from './outbox/uuid-v7.ts';
+export { DEFAULT_MAX_EVENT_BYTES } from './outbox/kafka-limits.ts';
 export { OUTBOX_CHANNEL, INBOX_CHANNEL } from './outbox/channels.ts';
 
 // Relay
@@ -32,32 +33,92 @@ export { startRelay } from './relay/start-relay.ts';
 export type { RelayDeps } from './relay/start-relay.ts';
 export type { RelayOptions, RelayHooks, RelayBatchEvent } from './relay/relay-options.ts';
 export { DEFAULT_RELAY_OPTIONS } from './relay/relay-options.ts';
+export { createRelayProducer } from './relay/relay-producer.ts';
 
 // Receiving
+export { EVENT_HEADERS } from './kafka/event-headers.ts';
 export type { ReceivedEvent, EventValidator } from './kafka/received-event.ts';
 export { parseMessage } from './kafka/parse-message.ts';
 export type { ParseResult } from './kafka/parse-message.ts';
+export { readParkedMessages } from './kafka/read-parked-messages.ts';
+export { requeueParkedMessages, discardParkedMessages } from './kafka/parked-operations.ts';
+export type { ParkedMessage } from './kafka/read-parked-messages.ts';
 
 // Inbox (critical consumers)
 export { startInboxWriter } from './inbox/start-inbox-writer.ts';
 export type { InboxWriterDeps } from './inbox/start-inbox-writer.ts';
 export { startInboxProcessor } from './inbox/start-inbox-processor.ts';
-export type { InboxProcessorDeps, InboxHandler } from './inbox/start-inbox-processor.ts';
+export type { InboxProcessorDeps } from './inbox/start-inbox-processor.ts';
+export type {
+  CallingInboxHandler,
+  InboxHandler,
+  TransactionalInboxHandler,
+} from './inbox/inbox-handler.ts';
 export type { InboxEvent } from './inbox/inbox-event.ts';
-export type { InboxWriterOptions, InboxProcessorOptions } from './inbox/inbox-options.ts';
+export type {
+  InboxWriterOptions,
+  InboxProcessorOptions,
+  InboxWriterHooks,
+  InboxProcessorHooks,
+  InboxBatchInfo,
+  InboxRowInfo,
+} from './inbox/inbox-options.ts';
 export { DEFAULT_INBOX_PROCESSOR_OPTIONS } from './inbox/inbox-options.ts';
-export { requeueDeadInboxEvents, discardDeadInboxEvents } from './inbox/dead-rows.ts';
+export {
+  requeueDeadInboxEvents,
+  discardDeadInboxEvents,
+  listDeadInboxEvents,
+} from './inbox/dead-rows.ts';
+export type { DeadInboxEvent } from './inbox/dead-rows.ts';
 
 // Default receiver (processed_event dedup)
 export { runOnce } from './receiver/run-once.ts';
 export { startDedupConsumer } from './receiver/start-dedup-consumer.ts';
 export type { DedupConsumerDeps } from './receiver/start-dedup-consumer.ts';
-export type { DedupConsumerOptions } from './receiver/dedup-options.ts';
+export type { DedupConsumerOptions, DedupConsumerHooks } from './receiver/dedup-options.ts';
 
 // Operations
 export { createOutboxMetrics } from './operations/metrics.ts';
-export type { OutboxMetrics } from './operations/metrics.ts';
+export type { OutboxMetrics, OutboxMetricsOptions } from './operations/metrics.ts';
+export { StallWatch, DEFAULT_STALL_AFTER_MS } from './operations/stall-watch.ts';
+export { ConsumerLag, DEFAULT_CONSUMER_LAG_OPTIONS } from './operations/consumer-lag.ts';
+export type { ConsumerLagOptions, PartitionLag } from './operations/consumer-lag.ts';
+export type {
+  ProgressReporter,
+  WorkerHealth,
+  StallWatchOptions,
+} from './operations/stall-watch.ts';
 export { replayOutbox } from './operations/replay.ts';
 export type { ReplaySelection } from './operations/replay.ts';
-export { runRetention } from './operations/retention.ts';
-export type { RetentionOptions, RetentionResult } from './operations/retention.ts';
+export { runRetention, previewRetention } from './operations/retention.ts';
+export type {
+  RetentionOptions,
+  RetentionResult,
+  RetentionTable,
+  RetentionWindow,
+} from './operations/retention.ts';
+export { runRetentionExclusively, RETENTION_LOCK_ID } from './operations/retention-lock.ts';
+export { createRetentionMetrics } from './operations/retention-metrics.ts';
+export type { RetentionMetrics } from './operations/retention-metrics.ts';
+export { startRetentionJob } from './operations/start-retention-job.ts';
+export type { RetentionJobDeps } from './operations/start-retention-job.ts';
+export { readOutboxStatus } from './operations/status.ts';
+export type { TableStatus } from './operations/status.ts';
+export {
+  listFailedOutboxEvents,
+  retryFailedOutboxEvents,
+  skipFailedOutboxEvents,
+} from './operations/failed-events.ts';
+export type { FailedOutboxEvent } from './operations/failed-events.ts';
+
+// Trace context (W3C traceparent) carried from hop to hop in the events' headers
+export {
+  TRACE_HEADERS,
+  childSpan,
+  formatTraceparent,
+  parseTraceparent,
+  startTrace,
+  traceHeaders,
+  traceOf,
+} from './trace/trace-context.ts';
+export type { TraceContext } from './trace/trace-context.ts';

@@ -1,52 +1,56 @@
 #!/usr/bin/env node
-// Replay CLI: queue published outbox rows again so the relay republishes them.
+// Replay CLI, kept for scripts written before `outbox replay` (which takes the same options):
 //   DATABASE_URL=postgres://... node src/cli/replay.ts [--from-id N] [--to-id N]
 //     [--since ISO] [--until ISO] [--topic NAME]
-import { parseArgs } from 'node:util';
-import { Kysely, PostgresDialect } from 'kysely';
-import { silentLogger } from '../logger.ts';
 import { replayOutbox, type ReplaySelection } from '../operations/replay.ts';
-import { createPgPool } from '../pg-pool.ts';
-import type { OutboxTables } from '../schema/tables.ts';
+import { parseArgs, UsageError } from './args.ts';
+import { openDatabase } from './context.ts';
 
 const USAGE =
   'usage: DATABASE_URL=postgres://... replay [--from-id N] [--to-id N] [--since ISO] [--until ISO] [--topic NAME]';
 
-export function parseReplayArgs(args: readonly string[]): ReplaySelection {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      'from-id': { type: 'string' },
-      'to-id': { type: 'string' },
-      since: { type: 'string' },
-      until: { type: 'string' },
-      topic: { type: 'string' },
-    },
-    strict: true,
-  });
-  const id = (name: string, value: string | undefined): string | undefined => {
+/** The rows to replay, from the options' values; a UsageError names what is wrong. */
+export function parseReplaySelection(get: (name: string) => string | undefined): ReplaySelection {
+  const id = (name: string): string | undefined => {
+    const value = get(name);
     if (value !== undefined && !/^\d+$/.test(value))
-      throw new Error(`--${name} must be an integer`);
+      throw new UsageError(`--${name} must be an integer (got "${value}")`);
     return value;
   };
-  const date = (name: string, value: string | undefined): Date | undefined => {
+  const date = (name: string): Date | undefined => {
+    const value = get(name);
     if (value === undefined) return undefined;
     const parsed = new Date(value);
-    if (Number.isNaN(parsed.getTime())) throw new Error(`--${name} must be an ISO date`);
+    if (Number.isNaN(parsed.getTime()))
+      throw new UsageError(`--${name} must be an ISO date (got "${value}")`);
     return parsed;
   };
   const selection = {
-    fromId: id('from-id', values['from-id']),
-    toId: id('to-id', values['to-id']),
-    since: date('since', values.since),
-    until: date('until', values.until),
-    topic: values.topic,
+    fromId: id('from-id'),
+    toId: id('to-id'),
+    since: date('since'),
+    until: date('until'),
+    topic: get('topic'),
   };
   if (Object.values(selection).every((value) => value === undefined)) {
     // Replaying the whole table is rarely meant; make it explicit.
-    throw new Error('give at least one of --from-id, --to-id, --since, --until, --topic');
+    throw new UsageError('give at least one of --from-id, --to-id, --since, --until, --topic');
   }
   return Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined));
+}
+
+export function parseReplayArgs(args: readonly string[]): ReplaySelection {
+  const parsed = parseArgs(args, {
+    'from-id': 'string',
+    'to-id': 'string',
+    since: 'string',
+    until: 'string',
+    topic: 'string',
+  });
+  if (parsed.positionals.length > 0) {
+    throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
+  }
+  return parseReplaySelection((name) => parsed.strings.get(name));
 }
 
 async function main(): Promise<number> {
@@ -62,11 +66,7 @@ async function main(): Promise<number> {
     console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
     return 2;
   }
-  const db = new Kysely<OutboxTables>({
-    dialect: new PostgresDialect({
-      pool: createPgPool({ connectionString: url, max: 1 }, silentLogger),
-    }),
-  });
+  const db = openDatabase(url);
   try {
     const queued = await replayOutbox(db, selection);
     console.log(`queued ${queued} outbox event(s) for republishing`);

@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { OutboxTables } from '../schema/tables.ts';
 
 export interface InboxRow {
@@ -15,33 +15,57 @@ export interface InboxRow {
   readonly kafka_offset: string;
   readonly occurred_at: Date;
   readonly received_at: Date;
+  /** Attempts counted so far, this one included. */
   readonly attempts: number;
+  /** True when the row had no attempt left: it was marked dead instead of claimed. */
+  readonly gave_up: boolean;
 }
 
 /**
- * Locks the oldest row that is due and is the head of its partition key: no older row of
- * the key is unprocessed, dead ones included (a dead row holds its key back until an operator
- * requeues or discards it). `SKIP LOCKED` plus the head condition keep one row per key in
- * flight across all processors.
+ * Claims the oldest row that is due and is the head of its partition key (no older row of
+ * the key is unprocessed, dead ones included: a dead row holds its key back until an operator
+ * requeues or discards it), and counts the attempt, in one statement that commits on its own.
+ * The count survives whatever the handler then does to its transaction or its process.
+ * `next_attempt_at` moves `leaseMs` ahead, so no other processor claims the row while this
+ * attempt may still run; if the process dies, the row is due again after the lease.
+ *
+ * A row that has used all `maxAttempts` without recording an outcome (each attempt hung or
+ * took its process down) is marked dead instead, with that reason.
  */
-export async function claimInboxRow(trx: Transaction<OutboxTables>): Promise<InboxRow | undefined> {
+export async function claimInboxRow(
+  db: Kysely<OutboxTables>,
+  options: { readonly maxAttempts: number; readonly leaseMs: number },
+): Promise<InboxRow | undefined> {
+  const unfinished = `${options.maxAttempts} attempt(s) started and none finished: the handler hung past its timeout or its process died`;
   const result = await sql<InboxRow>`
-    SELECT i.event_id, i.seq, i.event_type, i.aggregate_type, i.aggregate_id, i.partition_key,
-      i.payload, i.headers, i.topic, i.kafka_partition, i.kafka_offset, i.occurred_at,
-      i.received_at, i.attempts
-    FROM inbox_event i
-    WHERE NOT i.processed
-      AND i.dead_at IS NULL
-      AND i.next_attempt_at <= now()
-      AND NOT EXISTS (
-        SELECT 1 FROM inbox_event older
-        WHERE older.partition_key = i.partition_key
-          AND NOT older.processed
-          AND older.seq < i.seq
-      )
-    ORDER BY i.seq
-    LIMIT 1
-    FOR UPDATE OF i SKIP LOCKED
-  `.execute(trx);
+    WITH head AS (
+      SELECT i.event_id
+      FROM inbox_event i
+      WHERE NOT i.processed
+        AND i.dead_at IS NULL
+        AND i.next_attempt_at <= now()
+        AND NOT EXISTS (
+          SELECT 1 FROM inbox_event older
+          WHERE older.partition_key = i.partition_key
+            AND NOT older.processed
+            AND older.seq < i.seq
+        )
+      ORDER BY i.seq
+      LIMIT 1
+      FOR UPDATE OF i SKIP LOCKED
+    )
+    UPDATE inbox_event i SET
+      attempts = CASE WHEN i.attempts < ${options.maxAttempts} THEN i.attempts + 1 ELSE i.attempts END,
+      dead_at = CASE WHEN i.attempts >= ${options.maxAttempts} THEN now() END,
+      last_error = CASE WHEN i.attempts >= ${options.maxAttempts}
+        THEN ${unfinished} || coalesce('; last recorded error: ' || i.last_error, '')
+        ELSE i.last_error END,
+      next_attempt_at = now() + make_interval(secs => ${options.leaseMs / 1000})
+    FROM head
+    WHERE i.event_id = head.event_id
+    RETURNING i.event_id, i.seq, i.event_type, i.aggregate_type, i.aggregate_id,
+      i.partition_key, i.payload, i.headers, i.topic, i.kafka_partition, i.kafka_offset,
+      i.occurred_at, i.received_at, i.attempts, i.dead_at IS NOT NULL AS gave_up
+  `.execute(db);
   return result.rows[0];
 }

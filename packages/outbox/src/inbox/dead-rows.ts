@@ -43,3 +43,56 @@ export async function discardDeadInboxEvents<DB extends OutboxTables>(
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** A dead inbox row: it exhausted its attempts and holds back the later rows of its key. */
+export interface DeadInboxEvent {
+  readonly eventId: string;
+  readonly consumerGroup: string;
+  readonly eventType: string;
+  readonly topic: string;
+  readonly partitionKey: string;
+  readonly attempts: number;
+  readonly lastError: string | null;
+  readonly deadAt: Date;
+  readonly receivedAt: Date;
+}
+
+/** Dead rows, oldest first (optionally of one consumer group), at most `limit` (default 100). */
+export async function listDeadInboxEvents<DB extends OutboxTables>(
+  dbIn: Kysely<DB>,
+  options: { readonly consumerGroup?: string; readonly limit?: number } = {},
+): Promise<DeadInboxEvent[]> {
+  let query = outboxDb(dbIn)
+    .selectFrom('inbox_event')
+    .select([
+      'event_id',
+      'consumer_group',
+      'event_type',
+      'topic',
+      'partition_key',
+      'attempts',
+      'last_error',
+      'dead_at',
+      'received_at',
+    ])
+    .where('dead_at', 'is not', null)
+    .where('processed', '=', false)
+    .$narrowType<{ dead_at: Date }>()
+    .orderBy('seq')
+    .limit(options.limit ?? 100);
+  if (options.consumerGroup !== undefined) {
+    query = query.where('consumer_group', '=', options.consumerGroup);
+  }
+  const rows = await query.execute();
+  return rows.map((row) => ({
+    eventId: row.event_id,
+    consumerGroup: row.consumer_group,
+    eventType: row.event_type,
+    topic: row.topic,
+    partitionKey: row.partition_key,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    deadAt: row.dead_at,
+    receivedAt: row.received_at,
+  }));
+}

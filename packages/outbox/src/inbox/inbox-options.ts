@@ -1,5 +1,47 @@
+import { OutboxError } from '../errors.ts';
 import type { BackoffOptions } from '../internal/backoff.ts';
 import type { EventValidator } from '../kafka/received-event.ts';
+import type { InboxEvent } from './inbox-event.ts';
+
+/** One Kafka batch the inbox writer is storing. */
+export interface InboxBatchInfo {
+  readonly topic: string;
+  readonly partition: number;
+  readonly eventIds: readonly string[];
+}
+
+/**
+ * Moments of the inbox writer's unit of work a caller can act at; a deployment passes none.
+ * The e2e suite kills the process there.
+ */
+export interface InboxWriterHooks {
+  /** Before the batch's rows are stored: nothing of it is durable, its offset not committed. */
+  readonly beforeStore?: (batch: InboxBatchInfo) => void | Promise<void>;
+  /** The rows are committed and the offset is NOT: a crash here re-delivers the batch. */
+  readonly beforeCommitOffset?: (batch: InboxBatchInfo) => void | Promise<void>;
+}
+
+/** One inbox row the processor is handling. */
+export interface InboxRowInfo {
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly partitionKey: string;
+}
+
+/** Moments of the inbox processor's unit of work a caller can act at; none in a deployment. */
+export interface InboxProcessorHooks {
+  /**
+   * Called in each attempt just before the handler (a calling handler's `call`), inside its
+   * timeout: a throw fails the attempt, a promise that does not settle makes a handler that
+   * hangs. Fault-injection point of the e2e suite.
+   */
+  readonly beforeHandler?: (event: InboxEvent) => void | Promise<void>;
+  /**
+   * The handler ran in the row's transaction and the `processed` mark is not written yet: a
+   * crash here rolls both back, and the row is handled again once its lease ends.
+   */
+  readonly beforeMarkProcessed?: (row: InboxRowInfo) => void | Promise<void>;
+}
 
 export interface InboxWriterOptions {
   readonly groupId: string;
@@ -8,7 +50,10 @@ export interface InboxWriterOptions {
   readonly validate?: EventValidator;
   /** Where a new consumer group starts; default true, so nothing enqueued earlier is skipped. */
   readonly fromBeginning?: boolean;
-  /** kafkajs session timeout (default 30000): how long a dead member holds its partitions. */
+  /**
+   * kafkajs session timeout (default 10000): how long a member that died without leaving holds
+   * its partitions. Batches heartbeat while they work, every tenth of it.
+   */
   readonly sessionTimeoutMs?: number;
   /** Longest a fetch waits for data (default 1000): bounds stop() and idle latency. */
   readonly maxWaitTimeMs?: number;
@@ -34,7 +79,17 @@ export interface InboxProcessorOptions {
   readonly retryBackoff: BackoffOptions;
   /** Pacing of the worker loop itself when PostgreSQL is unreachable. */
   readonly backoff: BackoffOptions;
-  /** `statement_timeout` for the handler's transaction. */
+  /**
+   * Longest a handler may run (default 20000). A slower one fails its attempt: its
+   * transaction is rolled back (a query it has running is cancelled) and the attempt counts.
+   * It also is the lease: a row whose process died is claimed again after this long.
+   * Must be below `statementTimeoutMs`.
+   */
+  readonly handlerTimeoutMs: number;
+  /**
+   * `statement_timeout` and `idle_in_transaction_session_timeout` of the handler's transaction:
+   * the backstop that frees the row if the whole process freezes.
+   */
   readonly statementTimeoutMs: number;
 }
 
@@ -45,13 +100,15 @@ export const DEFAULT_INBOX_PROCESSOR_OPTIONS: InboxProcessorOptions = Object.fre
   maxAttempts: 5,
   retryBackoff: Object.freeze({ initialMs: 500, maxMs: 60_000, multiplier: 2 }),
   backoff: Object.freeze({ initialMs: 100, maxMs: 10_000, multiplier: 2 }),
+  handlerTimeoutMs: 20_000,
   statementTimeoutMs: 30_000,
 });
 
+/** Applies defaults once and checks the values and the timeouts' order. */
 export function resolveInboxProcessorOptions(
   options: Partial<InboxProcessorOptions> = {},
 ): InboxProcessorOptions {
-  return Object.freeze({
+  const resolved: InboxProcessorOptions = Object.freeze({
     ...DEFAULT_INBOX_PROCESSOR_OPTIONS,
     ...options,
     retryBackoff: Object.freeze({
@@ -60,4 +117,19 @@ export function resolveInboxProcessorOptions(
     }),
     backoff: Object.freeze({ ...DEFAULT_INBOX_PROCESSOR_OPTIONS.backoff, ...options.backoff }),
   });
+  for (const name of ['concurrency', 'maxAttempts', 'handlerTimeoutMs'] as const) {
+    if (!(Number.isInteger(resolved[name]) && resolved[name] >= 1)) {
+      throw new OutboxError(
+        'INVALID_OPTIONS',
+        `${name} must be a whole number of at least 1 (got ${resolved[name]})`,
+      );
+    }
+  }
+  if (!(resolved.handlerTimeoutMs < resolved.statementTimeoutMs)) {
+    throw new OutboxError(
+      'INVALID_OPTIONS',
+      `handlerTimeoutMs (${resolved.handlerTimeoutMs}) must be below statementTimeoutMs (${resolved.statementTimeoutMs}), which also ends a handler's idle transaction`,
+    );
+  }
+  return resolved;
 }

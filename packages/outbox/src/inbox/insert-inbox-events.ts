@@ -8,16 +8,16 @@ import type { OutboxTables } from '../schema/tables.ts';
  * 65,535 limit), which costs more to build in Node and to parse and plan in PostgreSQL.
  * `unnest` yields the rows in array order, so `seq` follows the Kafka offsets of the batch.
  * Repeats (already stored, or twice in this batch) are dropped by the conflict clause.
- * Returns how many rows were new.
+ * Returns the ids of the rows that were new (as PostgreSQL writes a uuid: lower case).
  */
 export async function insertInboxEvents(
   trx: Transaction<OutboxTables>,
   consumerGroup: string,
   events: readonly ReceivedEvent[],
-): Promise<number> {
-  if (events.length === 0) return 0;
+): Promise<string[]> {
+  if (events.length === 0) return [];
   const column = <T>(pick: (event: ReceivedEvent) => T): T[] => events.map(pick);
-  const result = await sql<{ inserted: number }>`
+  const result = await sql<{ event_id: string }>`
     WITH inserted AS (
       INSERT INTO inbox_event (event_id, consumer_group, event_type, aggregate_type,
         aggregate_id, partition_key, payload, headers, topic, kafka_partition, kafka_offset,
@@ -40,9 +40,9 @@ export async function insertInboxEvents(
       ) AS e(event_id, event_type, aggregate_type, aggregate_id, partition_key, payload,
         headers, topic, kafka_partition, kafka_offset, occurred_at)
       ON CONFLICT (event_id) DO NOTHING
-      RETURNING 1
+      RETURNING event_id
     )
-    SELECT count(*)::integer AS inserted FROM inserted
+    SELECT event_id::text AS event_id FROM inserted
   `.execute(trx);
-  return result.rows[0]?.inserted ?? 0;
+  return result.rows.map((row) => row.event_id);
 }

@@ -1,24 +1,24 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { startBatchHeartbeat, type BatchHeartbeat } from '../kafka/batch-heartbeat.ts';
 import { commitOffset } from '../kafka/commit-offset.ts';
 import {
   consumerConfig,
   DEFAULT_CONSUMER_BACKOFF,
   superviseConsumer,
 } from '../kafka/supervise-consumer.ts';
-import { parkMessages, type ParkItem } from '../kafka/park.ts';
+import type { ParkItem } from '../kafka/park.ts';
 import { parseMessage } from '../kafka/parse-message.ts';
-import type { ReceivedEvent } from '../kafka/received-event.ts';
 import { Abandoned, retryInPlace } from '../internal/retry-in-place.ts';
 import { StateLog } from '../internal/state-log.ts';
 import { outboxDb } from '../internal/views.ts';
 import type { Logger } from '../logger.ts';
 import type { OutboxMetrics } from '../operations/metrics.ts';
-import { INBOX_CHANNEL } from '../outbox/channels.ts';
+import type { ProgressReporter } from '../operations/stall-watch.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import type { Worker } from '../worker.ts';
-import type { InboxWriterOptions } from './inbox-options.ts';
-import { insertInboxEvents } from './insert-inbox-events.ts';
+import type { InboxBatchInfo, InboxWriterHooks, InboxWriterOptions } from './inbox-options.ts';
+import { storeInboxBatch, type AcceptedMessage } from './store-inbox-batch.ts';
 
 export interface InboxWriterDeps<DB extends OutboxTables> {
   readonly db: Kysely<DB>;
@@ -26,13 +26,16 @@ export interface InboxWriterDeps<DB extends OutboxTables> {
   readonly logger: Logger;
   readonly metrics?: OutboxMetrics;
   readonly options: InboxWriterOptions;
+  /** Fault-injection moments of the e2e suite; none in a deployment. */
+  readonly hooks?: InboxWriterHooks;
 }
 
 /**
  * The inbox writer: per Kafka batch, stores the valid events with one
- * `INSERT ... ON CONFLICT (event_id) DO NOTHING` and parks the malformed ones, commits that
- * transaction, then commits the batch's offset explicitly. A crash anywhere before the offset
- * commit re-delivers the batch; the conflict clause drops the repeats (counted).
+ * `INSERT ... ON CONFLICT (event_id) DO NOTHING` and parks the malformed ones (and those whose
+ * data PostgreSQL refuses), commits that transaction, then commits the batch's offset
+ * explicitly. A crash anywhere before the offset commit re-delivers the batch; the conflict
+ * clause drops the repeats (counted).
  */
 export async function startInboxWriter<DB extends OutboxTables>(
   deps: InboxWriterDeps<DB>,
@@ -42,15 +45,35 @@ export async function startInboxWriter<DB extends OutboxTables>(
   const backoff = Object.freeze({ ...DEFAULT_CONSUMER_BACKOFF, ...options.backoff });
   const state = new StateLog(logger, { component: 'inbox-writer', groupId: options.groupId });
 
+  const config = consumerConfig(options);
+
   const eachBatch = async (consumer: Consumer, payload: EachBatchPayload): Promise<void> => {
+    const heartbeat = startBatchHeartbeat(payload, config.heartbeatInterval);
+    const { topic, partition } = payload.batch;
+    const progress = metrics?.stalls.reporter('inbox-writer', `${topic}/${partition}`);
+    progress?.hasWork(true);
+    try {
+      await storeBatch(consumer, payload, heartbeat, progress);
+    } finally {
+      heartbeat.stop();
+      progress?.hasWork(false);
+    }
+  };
+
+  const storeBatch = async (
+    consumer: Consumer,
+    payload: EachBatchPayload,
+    heartbeat: BatchHeartbeat,
+    progress: ProgressReporter | undefined,
+  ): Promise<void> => {
     const { batch } = payload;
     const last = batch.messages[batch.messages.length - 1];
     if (last === undefined) return;
-    const accepted: ReceivedEvent[] = [];
+    const accepted: AcceptedMessage[] = [];
     const parked: ParkItem[] = [];
     for (const message of batch.messages) {
       const parsed = parseMessage(batch.topic, batch.partition, message, options.validate);
-      if (parsed.ok) accepted.push(parsed.event);
+      if (parsed.ok) accepted.push({ event: parsed.event, message });
       else
         parked.push({
           topic: batch.topic,
@@ -59,19 +82,28 @@ export async function startInboxWriter<DB extends OutboxTables>(
           reason: parsed.reason,
         });
     }
-    const inserted = await retryInPlace(
+    const info: InboxBatchInfo = {
+      topic: batch.topic,
+      partition: batch.partition,
+      eventIds: accepted.map((item) => item.event.eventId),
+    };
+    await deps.hooks?.beforeStore?.(info);
+    const stored = await retryInPlace(
       () =>
-        db.transaction().execute(async (trx) => {
-          const count = await insertInboxEvents(trx, options.groupId, accepted);
-          await parkMessages(trx, options.groupId, parked);
-          if (count > 0) await sql`SELECT pg_notify(${INBOX_CHANNEL}, '')`.execute(trx);
-          return count;
+        storeInboxBatch(db, options.groupId, {
+          topic: batch.topic,
+          partition: batch.partition,
+          accepted,
+          parked,
+        }).catch((error: unknown) => {
+          progress?.failed(error);
+          throw error;
         }),
       {
         backoff,
         state,
         what: 'inbox writer (database)',
-        keepGoing: () => payload.isRunning() && !payload.isStale(),
+        keepGoing: () => payload.isRunning() && !payload.isStale() && !heartbeat.lost,
         beat: payload.heartbeat,
       },
     ).catch((error: unknown) => {
@@ -79,7 +111,15 @@ export async function startInboxWriter<DB extends OutboxTables>(
       if (error instanceof Abandoned) return undefined;
       throw error;
     });
-    if (inserted === undefined) return;
+    if (stored === undefined) return;
+    progress?.progressed();
+    // Counted as soon as the rows are durable: a crash before the offset commit must not lose
+    // the count of repeats this batch already dropped.
+    const { inserted, refused } = stored;
+    metrics?.inboxReceivedTotal.inc(inserted);
+    const repeats = accepted.length - refused.length - inserted;
+    if (repeats > 0) metrics?.inboxDuplicatesTotal.inc(repeats);
+    await deps.hooks?.beforeCommitOffset?.(info);
     // Only now, with the rows durable, may Kafka forget the messages.
     await commitOffset(consumer, logger, {
       topic: batch.topic,
@@ -88,25 +128,25 @@ export async function startInboxWriter<DB extends OutboxTables>(
     });
     payload.resolveOffset(last.offset);
     await payload.heartbeat();
-    metrics?.inboxReceivedTotal.inc(inserted);
-    if (accepted.length > inserted) metrics?.inboxDuplicatesTotal.inc(accepted.length - inserted);
-    if (parked.length > 0) {
-      metrics?.parkedTotal.inc({ consumer: options.groupId }, parked.length);
+    const allParked = [...parked, ...refused];
+    if (allParked.length > 0) {
+      metrics?.parkedTotal.inc({ consumer: options.groupId }, allParked.length);
       logger.warn(
         {
           component: 'inbox-writer',
           topic: batch.topic,
           partition: batch.partition,
-          reasons: parked.map((p) => p.reason),
+          offsets: allParked.map((p) => p.message.offset),
+          reasons: allParked.map((p) => p.reason),
         },
-        `parked ${parked.length} malformed message(s)`,
+        `parked ${allParked.length} message(s) that cannot be stored as events`,
       );
     }
   };
-  return superviseConsumer({
+  const supervised = await superviseConsumer({
     kafka: deps.kafka,
     name: 'inbox writer',
-    config: consumerConfig(options),
+    config,
     topics: options.topics,
     fromBeginning: options.fromBeginning ?? true,
     logger,
@@ -119,4 +159,11 @@ export async function startInboxWriter<DB extends OutboxTables>(
         eachBatch: (payload) => eachBatch(consumer, payload),
       }),
   });
+  const unwatchLag = metrics?.consumerLag.watch(deps.kafka, options.groupId, options.topics);
+  return {
+    async stop() {
+      await supervised.stop();
+      await unwatchLag?.();
+    },
+  };
 }

@@ -9,13 +9,35 @@ export const EVENT_HEADERS = Object.freeze({
   occurredAt: 'occurred_at',
 });
 
-/** kafkajs header values may be Buffers, strings or arrays of them; keep the last as UTF-8. */
-export function headersToStrings(headers: IHeaders | undefined): Record<string, string> {
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The bytes as text, or undefined when they are not valid UTF-8. Decoding leniently would
+ * replace bad bytes with U+FFFD, and the event would be stored, silently, with data it never had.
+ */
+export function decodeUtf8(bytes: Buffer): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * kafkajs header values are Buffers (a string only on the producing side), an array of them
+ * when a name repeats, or null (a header without a value). Keeps the last value of each name
+ * as text; a value that is not valid UTF-8 is a reason to park the message.
+ */
+export function decodeHeaders(
+  headers: IHeaders | undefined,
+): { readonly headers: Record<string, string> } | { readonly reason: string } {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
     const last = Array.isArray(value) ? value[value.length - 1] : value;
-    if (last === undefined) continue;
-    result[name] = typeof last === 'string' ? last : last.toString('utf8');
+    if (last === undefined || last === null) continue;
+    const text = typeof last === 'string' ? last : decodeUtf8(last);
+    if (text === undefined) return { reason: `header ${name} is not valid UTF-8` };
+    result[name] = text;
   }
-  return result;
+  return { headers: result };
 }

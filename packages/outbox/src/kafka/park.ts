@@ -1,7 +1,7 @@
-import type { KafkaMessage } from 'kafkajs';
+import type { IHeaders, KafkaMessage } from 'kafkajs';
 import type { Transaction } from 'kysely';
+import { storableText } from '../internal/storable-text.ts';
 import type { OutboxTables } from '../schema/tables.ts';
-import { headersToStrings } from './event-headers.ts';
 
 export interface ParkItem {
   readonly topic: string;
@@ -12,7 +12,8 @@ export interface ParkItem {
 
 /**
  * Stores rejected messages, raw bytes and reason, in `parked_message` (in the caller's
- * transaction, so parking and the offset commit that follows stay consistent).
+ * transaction, so parking and the offset commit that follows stay consistent). Key, value and
+ * headers go in as bytes, and the reason is made storable, so no content can make parking fail.
  */
 export async function parkMessages(
   trx: Transaction<OutboxTables>,
@@ -23,16 +24,32 @@ export async function parkMessages(
   await trx
     .insertInto('parked_message')
     .values(
-      items.map((item) => ({
-        consumer,
-        topic: item.topic,
-        kafka_partition: item.partition,
-        kafka_offset: item.message.offset,
-        message_key: item.message.key,
-        message_value: item.message.value,
-        headers: JSON.stringify(headersToStrings(item.message.headers)),
-        reason: item.reason.slice(0, 2000),
-      })),
+      items.map((item) => {
+        const headers = headerPairs(item.message.headers);
+        return {
+          consumer,
+          topic: storableText(item.topic),
+          kafka_partition: item.partition,
+          kafka_offset: item.message.offset,
+          message_key: item.message.key,
+          message_value: item.message.value,
+          header_names: headers.map(([name]) => Buffer.from(name, 'utf8')),
+          header_values: headers.map(([, value]) => value),
+          reason: storableText(item.reason.slice(0, 2000)),
+        };
+      }),
     )
     .execute();
+}
+
+/** Every header in received order, repeats included; a header without a value stays null. */
+function headerPairs(headers: IHeaders | undefined): [string, Buffer | null][] {
+  const pairs: [string, Buffer | null][] = [];
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    for (const one of Array.isArray(value) ? value : [value]) {
+      if (one === undefined) continue;
+      pairs.push([name, typeof one === 'string' ? Buffer.from(one, 'utf8') : one]);
+    }
+  }
+  return pairs;
 }

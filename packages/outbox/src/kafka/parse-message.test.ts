@@ -60,6 +60,38 @@ describe('parseMessage', () => {
     expect(parseMessage('t', 0, message(overrides))).toEqual({ ok: false, reason });
   });
 
+  it('refuses bytes that are not UTF-8 instead of replacing them with U+FFFD', () => {
+    const bad = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]); // {"a":"\xff"}
+    expect(parseMessage('t', 0, message({ value: bad }))).toEqual({
+      ok: false,
+      reason: 'value is not valid UTF-8',
+    });
+    expect(parseMessage('t', 0, message({ key: Buffer.from([0xc3]) }))).toEqual({
+      ok: false,
+      reason: 'message key is not valid UTF-8',
+    });
+    const headers = { ...message().headers, traceparent: Buffer.from([0xe2, 0x82]) };
+    expect(parseMessage('t', 0, message({ headers }))).toEqual({
+      ok: false,
+      reason: 'header traceparent is not valid UTF-8',
+    });
+  });
+
+  it('skips a header without a value (null on the wire) and keeps the last of repeated ones', () => {
+    const headers: IHeaders = {
+      ...message().headers,
+      empty: undefined,
+      repeated: [Buffer.from('first'), Buffer.from('second')],
+    };
+    // kafkajs decodes a header without a value as null, which its types do not admit.
+    Object.assign(headers, { empty: null });
+    const result = parseMessage('t', 0, message({ headers }));
+    expect(result.ok && result.event.headers).toEqual(
+      expect.objectContaining({ repeated: 'second' }),
+    );
+    expect(result.ok && result.event.headers).not.toHaveProperty('empty');
+  });
+
   it('uses the validator, and a throwing validator is a reason too', () => {
     expect(parseMessage('t', 0, message(), () => 'schema: amount must be positive')).toEqual({
       ok: false,

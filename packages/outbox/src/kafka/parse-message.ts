@@ -1,6 +1,6 @@
 import type { KafkaMessage } from 'kafkajs';
 import { isUuid } from '../outbox/uuid-v7.ts';
-import { EVENT_HEADERS, headersToStrings } from './event-headers.ts';
+import { decodeHeaders, decodeUtf8, EVENT_HEADERS } from './event-headers.ts';
 import type { EventValidator, ReceivedEvent } from './received-event.ts';
 
 export type ParseResult =
@@ -17,7 +17,9 @@ export function parseMessage(
   message: KafkaMessage,
   validate?: EventValidator,
 ): ParseResult {
-  const headers = headersToStrings(message.headers);
+  const decoded = decodeHeaders(message.headers);
+  if ('reason' in decoded) return { ok: false, reason: decoded.reason };
+  const { headers } = decoded;
   const eventId = headers[EVENT_HEADERS.eventId];
   if (eventId === undefined) return { ok: false, reason: 'missing header event_id' };
   if (!isUuid(eventId))
@@ -25,25 +27,35 @@ export function parseMessage(
   const eventType = headers[EVENT_HEADERS.eventType];
   if (!eventType) return { ok: false, reason: 'missing header event_type' };
   if (message.value === null) return { ok: false, reason: 'empty message value (tombstone)' };
+  const text = decodeUtf8(message.value);
+  if (text === undefined) return { ok: false, reason: 'value is not valid UTF-8' };
+  const key = message.key === null ? undefined : decodeUtf8(message.key);
+  if (message.key !== null && key === undefined) {
+    return { ok: false, reason: 'message key is not valid UTF-8' };
+  }
   let payload: unknown;
   try {
-    payload = JSON.parse(message.value.toString('utf8'));
+    payload = JSON.parse(text);
   } catch (error) {
     return {
       ok: false,
       reason: `value is not JSON: ${error instanceof Error ? error.message : String(error)}`,
     };
   }
-  const occurred = new Date(headers[EVENT_HEADERS.occurredAt] ?? Number(message.timestamp));
+  const occurred = firstValidDate(
+    headers[EVENT_HEADERS.occurredAt],
+    Number(message.timestamp),
+    Date.now(),
+  );
   const event: ReceivedEvent = {
     eventId: eventId.toLowerCase(),
     eventType,
     aggregateType: headers[EVENT_HEADERS.aggregateType] ?? '',
     aggregateId: headers[EVENT_HEADERS.aggregateId] ?? '',
     // Keyless messages keep their partition's order under one synthetic key.
-    partitionKey: message.key?.toString('utf8') ?? `${topic}/${partition}`,
+    partitionKey: key ?? `${topic}/${partition}`,
     payload,
-    occurredAt: Number.isNaN(occurred.getTime()) ? new Date(Number(message.timestamp)) : occurred,
+    occurredAt: occurred,
     topic,
     partition,
     offset: message.offset,
@@ -59,4 +71,13 @@ export function parseMessage(
     if (reason !== undefined) return { ok: false, reason };
   }
   return { ok: true, event };
+}
+
+function firstValidDate(...candidates: readonly (string | number | undefined)[]): Date {
+  for (const candidate of candidates) {
+    if (candidate === undefined) continue;
+    const date = new Date(candidate);
+    if (!Number.isNaN(date.getTime())) return date;
+  }
+  return new Date();
 }

@@ -17,16 +17,24 @@ export interface SupervisedConsumer {
   readonly run: (consumer: Consumer) => Promise<void>;
 }
 
+/**
+ * Default session timeout: how long a member that died without leaving (SIGKILL, a lost host)
+ * keeps its partitions. Short, because every batch heartbeats while it works
+ * (`startBatchHeartbeat`); kafkajs's default is 30 s.
+ */
+export const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+
 /** kafkajs consumer settings from the library's options (defaults in one place). */
 export function consumerConfig(options: {
   readonly groupId: string;
   readonly sessionTimeoutMs?: number;
   readonly maxWaitTimeMs?: number;
-}): ConsumerConfig {
-  const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
+}): ConsumerConfig & { readonly heartbeatInterval: number } {
+  const sessionTimeout = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
   return {
     groupId: options.groupId,
     sessionTimeout,
+    // Ten beats per session: a member survives a stall of most of its session timeout.
     heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 10)),
     maxWaitTimeInMs: options.maxWaitTimeMs ?? 1000,
   };

@@ -2,11 +2,18 @@ import { sql, type Kysely } from 'kysely';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { OutboxTables } from '../schema/tables.ts';
 import { outboxDb } from '../internal/views.ts';
+import { DEFAULT_STALL_AFTER_MS, StallWatch } from './stall-watch.ts';
+import {
+  ConsumerLag,
+  DEFAULT_CONSUMER_LAG_OPTIONS,
+  type ConsumerLagOptions,
+} from './consumer-lag.ts';
 
 /** The counters and histograms the workers update; gauges are read from the database. */
 export interface OutboxMetrics {
   readonly publishedTotal: Counter;
   readonly publishFailuresTotal: Counter;
+  readonly publishRefusedTotal: Counter;
   readonly batchSize: Histogram;
   readonly batchDurationSeconds: Histogram;
   readonly inboxReceivedTotal: Counter;
@@ -17,6 +24,17 @@ export interface OutboxMetrics {
   readonly parkedTotal: Counter<'consumer'>;
   readonly dedupAppliedTotal: Counter<'consumer'>;
   readonly dedupDuplicatesTotal: Counter<'consumer'>;
+  /** Where workers report "has work" and "made progress"; read by `outbox_worker_stalled`. */
+  readonly stalls: StallWatch;
+  /** Groups whose Kafka lag `kafka_consumer_lag` reports; the consumers register themselves. */
+  readonly consumerLag: ConsumerLag;
+}
+
+export interface OutboxMetricsOptions {
+  /** Work waiting this long without progress is a stall (default 60 s). */
+  readonly stallAfterMs?: number;
+  /** Caching and timeout of the consumer lag read on scrape. */
+  readonly consumerLag?: Partial<ConsumerLagOptions>;
 }
 
 interface Snapshot {
@@ -26,10 +44,13 @@ interface Snapshot {
   oldestUnprocessedAge: number;
   inboxDead: number;
   parked: number;
+  outboxFailed: number;
 }
 
 /**
- * Registers the library's metrics in `registry`. With `db`, the backlog gauges (unpublished
+ * Registers the library's metrics in `registry`, `outbox_worker_stalled{worker}` from the
+ * stall watch the workers report to, and `kafka_consumer_lag{group,topic,partition}` of the
+ * consumer groups that registered. With `db`, the backlog gauges (unpublished
  * count, age of the oldest unpublished row, inbox backlog, age of the oldest unprocessed row,
  * dead rows, parked messages) are computed by one query per scrape; a failed query keeps the
  * last values, so a scrape never fails because PostgreSQL is down.
@@ -37,7 +58,12 @@ interface Snapshot {
 export function createOutboxMetrics<DB extends OutboxTables>(
   registry: Registry,
   db?: Kysely<DB>,
+  options: OutboxMetricsOptions = {},
 ): OutboxMetrics {
+  const stalls = new StallWatch({ stallAfterMs: options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS });
+  const consumerLag = new ConsumerLag(
+    Object.freeze({ ...DEFAULT_CONSUMER_LAG_OPTIONS, ...options.consumerLag }),
+  );
   const registers = [registry];
   const metrics: OutboxMetrics = {
     publishedTotal: new Counter({
@@ -48,6 +74,11 @@ export function createOutboxMetrics<DB extends OutboxTables>(
     publishFailuresTotal: new Counter({
       name: 'outbox_publish_failures_total',
       help: 'Relay batches rolled back (Kafka or PostgreSQL failure, timeout)',
+      registers,
+    }),
+    publishRefusedTotal: new Counter({
+      name: 'outbox_publish_refused_total',
+      help: 'Outbox rows Kafka (or the relay before sending) refused: set aside, or tried again',
       registers,
     }),
     batchSize: new Histogram({
@@ -105,10 +136,40 @@ export function createOutboxMetrics<DB extends OutboxTables>(
       labelNames: ['consumer'],
       registers,
     }),
+    stalls,
+    consumerLag,
   };
+  new Gauge({
+    name: 'kafka_consumer_lag',
+    help: "Messages after the consumer group's committed offset (high watermark - committed), by partition",
+    labelNames: ['group', 'topic', 'partition'],
+    registers,
+    async collect() {
+      const rows = await consumerLag.read();
+      this.reset();
+      for (const row of rows) {
+        this.set({ group: row.group, topic: row.topic, partition: String(row.partition) }, row.lag);
+      }
+    },
+  });
+  new Gauge({
+    name: 'outbox_worker_stalled',
+    help: 'Whether a worker has had work without progress for longer than its stall limit (1) or not (0)',
+    labelNames: ['worker'],
+    registers,
+    collect() {
+      this.reset();
+      for (const worker of stalls.workers()) {
+        this.set({ worker: worker.worker }, worker.stalled ? 1 : 0);
+      }
+    },
+  });
   if (db !== undefined) registerBacklogGauges(registry, outboxDb(db));
   return metrics;
 }
+
+/** Longest a scrape waits for the backlog query before it answers with the last values. */
+const SNAPSHOT_TIMEOUT_MS = 2000;
 
 function registerBacklogGauges(registry: Registry, db: Kysely<OutboxTables>): void {
   let last: Snapshot = {
@@ -118,15 +179,25 @@ function registerBacklogGauges(registry: Registry, db: Kysely<OutboxTables>): vo
     oldestUnprocessedAge: 0,
     inboxDead: 0,
     parked: 0,
+    outboxFailed: 0,
   };
   // One query per scrape serves every gauge; concurrent collects share it.
   let pending: Promise<Snapshot> | undefined;
-  const read = (): Promise<Snapshot> => {
+  const read = async (): Promise<Snapshot> => {
     pending ??= readSnapshot(db)
       .then((snapshot) => (last = snapshot))
       .catch(() => last)
       .finally(() => (pending = undefined));
-    return pending;
+    // A query stuck behind a lock must not hang the scrape: answer with the last values.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<Snapshot>((resolve) => {
+      timer = setTimeout(() => resolve(last), SNAPSHOT_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([pending, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   };
   const gauge = (name: string, help: string, pick: (s: Snapshot) => number): void => {
     new Gauge({
@@ -156,6 +227,11 @@ function registerBacklogGauges(registry: Registry, db: Kysely<OutboxTables>): vo
   );
   gauge('inbox_dead_events', 'Inbox rows marked dead, waiting for an operator', (s) => s.inboxDead);
   gauge('parked_messages', 'Parked Kafka messages in parked_message', (s) => s.parked);
+  gauge(
+    'outbox_failed_events',
+    'Outbox rows set aside as FAILED, holding back their keys until retried or skipped',
+    (s) => s.outboxFailed,
+  );
 }
 
 async function readSnapshot(db: Kysely<OutboxTables>): Promise<Snapshot> {
@@ -166,6 +242,7 @@ async function readSnapshot(db: Kysely<OutboxTables>): Promise<Snapshot> {
     oldest_unprocessed_age: number | null;
     inbox_dead: string;
     parked: string;
+    outbox_failed: string;
   }>`
     SELECT
       (SELECT count(*) FROM outbox_event WHERE published_at IS NULL) AS unpublished,
@@ -175,7 +252,9 @@ async function readSnapshot(db: Kysely<OutboxTables>): Promise<Snapshot> {
       (SELECT extract(epoch FROM now() - min(received_at))::float8
          FROM inbox_event WHERE NOT processed AND dead_at IS NULL) AS oldest_unprocessed_age,
       (SELECT count(*) FROM inbox_event WHERE NOT processed AND dead_at IS NOT NULL) AS inbox_dead,
-      (SELECT count(*) FROM parked_message) AS parked
+      (SELECT count(*) FROM parked_message) AS parked,
+      (SELECT count(*) FROM outbox_event
+         WHERE failed_at IS NOT NULL AND published_at IS NULL) AS outbox_failed
   `.execute(db);
   const row = result.rows[0];
   if (row === undefined) throw new Error('metrics query returned no row');
@@ -186,5 +265,6 @@ async function readSnapshot(db: Kysely<OutboxTables>): Promise<Snapshot> {
     oldestUnprocessedAge: row.oldest_unprocessed_age ?? 0,
     inboxDead: Number(row.inbox_dead),
     parked: Number(row.parked),
+    outboxFailed: Number(row.outbox_failed),
   };
 }

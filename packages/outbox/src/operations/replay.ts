@@ -16,40 +16,40 @@ export interface ReplaySelection {
  * Queues published outbox rows again (sets `published_at` back to NULL), so the relay
  * republishes them through the normal path: in id order per key, ahead of newer rows of the
  * same key. For rebuilding read models, or after "Kafka lost its data". Consumers see
- * duplicates and drop them. Works in chunks so no transaction holds many row locks.
- * Returns how many rows were queued.
+ * duplicates and drop them. Rows an operator skipped (never published) are left alone.
+ *
+ * Works in statements of whole partition keys: every selected row of a key is queued by the
+ * same statement. Were a key's rows split over statements (chunks by id), a running relay
+ * could publish the key's newer rows between them, after the first part of the replay and
+ * before the rest. Returns how many rows were queued.
  */
 export async function replayOutbox<DB extends OutboxTables>(
   dbIn: Kysely<DB>,
   selection: ReplaySelection,
-  options: { readonly chunkSize?: number } = {},
+  options: { readonly keysPerStatement?: number } = {},
 ): Promise<number> {
   const db = outboxDb(dbIn);
-  const chunkSize = options.chunkSize ?? 5000;
+  const keysPerStatement = options.keysPerStatement ?? 1000;
+  const selected = sql`
+    published_at IS NOT NULL
+    AND skipped_at IS NULL
+    ${selection.fromId === undefined ? sql`` : sql`AND id >= ${String(selection.fromId)}::bigint`}
+    ${selection.toId === undefined ? sql`` : sql`AND id <= ${String(selection.toId)}::bigint`}
+    ${selection.since === undefined ? sql`` : sql`AND created_at >= ${selection.since}`}
+    ${selection.until === undefined ? sql`` : sql`AND created_at <= ${selection.until}`}
+    ${selection.topic === undefined ? sql`` : sql`AND topic = ${selection.topic}`}
+  `;
+  const keys = await sql<{ partition_key: string }>`
+    SELECT DISTINCT partition_key FROM outbox_event WHERE ${selected}
+  `.execute(db);
   let total = 0;
-  let after = '0';
-  for (;;) {
-    const result = await sql<{ id: string }>`
-      WITH chunk AS (
-        SELECT id FROM outbox_event
-        WHERE id > ${after}::bigint
-          AND published_at IS NOT NULL
-          ${selection.fromId === undefined ? sql`` : sql`AND id >= ${String(selection.fromId)}::bigint`}
-          ${selection.toId === undefined ? sql`` : sql`AND id <= ${String(selection.toId)}::bigint`}
-          ${selection.since === undefined ? sql`` : sql`AND created_at >= ${selection.since}`}
-          ${selection.until === undefined ? sql`` : sql`AND created_at <= ${selection.until}`}
-          ${selection.topic === undefined ? sql`` : sql`AND topic = ${selection.topic}`}
-        ORDER BY id
-        LIMIT ${chunkSize}
-        FOR UPDATE
-      )
-      UPDATE outbox_event o SET published_at = NULL
-      FROM chunk WHERE o.id = chunk.id
-      RETURNING o.id
+  for (let from = 0; from < keys.rows.length; from += keysPerStatement) {
+    const chunk = keys.rows.slice(from, from + keysPerStatement).map((row) => row.partition_key);
+    const result = await sql`
+      UPDATE outbox_event SET published_at = NULL
+      WHERE partition_key = ANY(${chunk}::text[]) AND ${selected}
     `.execute(db);
-    if (result.rows.length === 0) break;
-    total += result.rows.length;
-    after = result.rows.reduce((max, row) => (BigInt(row.id) > BigInt(max) ? row.id : max), after);
+    total += Number(result.numAffectedRows ?? 0n);
   }
   return total;
 }

@@ -1,82 +1,205 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { OutboxError } from '../errors.ts';
 import { outboxDb } from '../internal/views.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 
+/** A moment (Date), or an age in ms: rows older than it go. */
+export type RetentionWindow = Date | number;
+
+/** A table of the service's own that retention keeps bounded (idempotency keys, say). */
+export interface RetentionTable {
+  readonly table: string;
+  /** The timestamptz column that dates a row. */
+  readonly column: string;
+  readonly olderThan: RetentionWindow;
+}
+
 export interface RetentionOptions {
-  /** Rows published / processed before this moment (Date), or longer ago than this many ms. */
-  readonly olderThan: Date | number;
+  /** Published outbox rows published before this go. Keep them as long as you may replay. */
+  readonly olderThan: RetentionWindow;
+  /**
+   * `processed_event` dedup rows older than this go; kept when absent. Keep them longer than
+   * any redelivery can happen (Kafka retention, replays), or repeats will apply again.
+   */
+  readonly processedEventsOlderThan?: RetentionWindow;
+  /**
+   * Processed inbox rows older than this go. The inbox dedups against the rows it still has,
+   * so this is its dedup window: it may not be shorter than the `processed_event` one (refused
+   * with INVALID_OPTIONS). Default: the same as `processedEventsOlderThan`, and kept when that
+   * is absent.
+   */
+  readonly inboxOlderThan?: RetentionWindow;
+  /** Parked messages parked before this go; kept when absent (they wait for an operator). */
+  readonly parkedOlderThan?: RetentionWindow;
+  /** The service's own tables, each with its window. */
+  readonly tables?: readonly RetentionTable[];
   /** Rows deleted per statement (each its own short transaction). Default 1000. */
   readonly batchSize?: number;
-  /** Also delete processed_event dedup rows older than this; kept when absent. Keep them
-   * longer than any redelivery can happen (Kafka retention), or repeats will apply again. */
-  readonly processedEventsOlderThan?: Date | number;
 }
 
 export interface RetentionResult {
   readonly outboxDeleted: number;
   readonly inboxDeleted: number;
   readonly processedEventsDeleted: number;
+  readonly parkedDeleted: number;
+  /** Rows deleted (or, for a preview, that would be) per table: every table of the plan. */
+  readonly byTable: Readonly<Record<string, number>>;
+}
+
+/** One table's share of a retention run: which rows may go, never anything else. */
+interface RetentionStep {
+  readonly table: string;
+  readonly condition: RawBuilder<unknown>;
+  /** FOR UPDATE SKIP LOCKED: rows a worker holds right now are left for the next run. */
+  readonly skipLocked: boolean;
 }
 
 /**
- * Deletes published outbox rows and processed inbox rows older than the retention period,
- * in bounded batches. Unpublished outbox rows and unprocessed (or dead) inbox rows are never
- * touched: the conditions are on `published_at` / `processed`, not on age alone.
+ * Deletes published outbox rows, processed inbox rows, `processed_event` rows, parked
+ * messages and the rows of the service's own `tables`, each older than its own window, in
+ * bounded batches. Unpublished (FAILED included) outbox rows and unprocessed (or dead) inbox
+ * rows are never touched: the conditions are on `published_at` / `processed`, not on age
+ * alone. Throws INVALID_OPTIONS, deleting nothing, when the inbox window would be shorter
+ * than the `processed_event` window.
  */
 export async function runRetention<DB extends OutboxTables>(
   dbIn: Kysely<DB>,
   options: RetentionOptions,
 ): Promise<RetentionResult> {
   const db = outboxDb(dbIn);
-  const batchSize = options.batchSize ?? 1000;
-  const cutoff = toCutoff(options.olderThan);
-  const drain = async (deleteBatch: () => Promise<number>): Promise<number> => {
-    let total = 0;
-    for (;;) {
-      const deleted = await deleteBatch();
-      total += deleted;
-      if (deleted < batchSize) return total;
-    }
-  };
-  const outboxDeleted = await drain(async () => {
-    const result = await sql`
-      DELETE FROM outbox_event WHERE id IN (
-        SELECT id FROM outbox_event
-        WHERE published_at IS NOT NULL AND published_at < ${cutoff}
-        LIMIT ${batchSize}
-        FOR UPDATE SKIP LOCKED)
-    `.execute(db);
-    return Number(result.numAffectedRows ?? 0n);
-  });
-  const inboxDeleted = await drain(async () => {
-    const result = await sql`
-      DELETE FROM inbox_event WHERE event_id IN (
-        SELECT event_id FROM inbox_event
-        WHERE processed AND processed_at < ${cutoff}
-        LIMIT ${batchSize}
-        FOR UPDATE SKIP LOCKED)
-    `.execute(db);
-    return Number(result.numAffectedRows ?? 0n);
-  });
-  const processedCutoff =
-    options.processedEventsOlderThan === undefined
-      ? undefined
-      : toCutoff(options.processedEventsOlderThan);
-  const processedEventsDeleted =
-    processedCutoff === undefined
-      ? 0
-      : await drain(async () => {
-          const result = await sql`
-            DELETE FROM processed_event WHERE (consumer, event_id) IN (
-              SELECT consumer, event_id FROM processed_event
-              WHERE processed_at < ${processedCutoff}
-              LIMIT ${batchSize})
-          `.execute(db);
-          return Number(result.numAffectedRows ?? 0n);
-        });
-  return { outboxDeleted, inboxDeleted, processedEventsDeleted };
+  const batchSize = validBatchSize(options.batchSize ?? 1000);
+  const deleted: Record<string, number> = {};
+  for (const step of retentionPlan(options, Date.now())) {
+    deleted[step.table] = await drain(db, step, batchSize);
+  }
+  return toResult(deleted);
 }
 
-function toCutoff(olderThan: Date | number): Date {
-  return olderThan instanceof Date ? olderThan : new Date(Date.now() - olderThan);
+/** What {@link runRetention} would delete now, per table, without deleting anything. */
+export async function previewRetention<DB extends OutboxTables>(
+  dbIn: Kysely<DB>,
+  options: RetentionOptions,
+): Promise<RetentionResult> {
+  const db = outboxDb(dbIn);
+  validBatchSize(options.batchSize ?? 1000);
+  const counted: Record<string, number> = {};
+  for (const step of retentionPlan(options, Date.now())) {
+    const result = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM ${sql.table(step.table)} WHERE ${step.condition}
+    `.execute(db);
+    counted[step.table] = Number(result.rows[0]?.n ?? 0);
+  }
+  return toResult(counted);
+}
+
+/** The tables a run visits, in order, each with the condition of its rows that may go. */
+function retentionPlan(options: RetentionOptions, now: number): RetentionStep[] {
+  const cutoff = toCutoff(options.olderThan, now);
+  const processedCutoff = optionalCutoff(options.processedEventsOlderThan, now);
+  const inboxCutoff =
+    options.inboxOlderThan === undefined ? processedCutoff : toCutoff(options.inboxOlderThan, now);
+  if (
+    inboxCutoff !== undefined &&
+    (processedCutoff === undefined || inboxCutoff > processedCutoff)
+  ) {
+    throw new OutboxError(
+      'INVALID_OPTIONS',
+      `inboxOlderThan (${describeWindow(options.inboxOlderThan)}) is shorter than the processed_event window ` +
+        `(processedEventsOlderThan: ${describeWindow(options.processedEventsOlderThan)}): a redelivered event ` +
+        'older than the inbox window would be stored and handled again. Make inboxOlderThan at ' +
+        'least as long, or leave it out to use the processed_event window.',
+    );
+  }
+  const parkedCutoff = optionalCutoff(options.parkedOlderThan, now);
+  const steps: RetentionStep[] = [
+    {
+      table: 'outbox_event',
+      condition: sql`published_at IS NOT NULL AND published_at < ${cutoff}`,
+      skipLocked: true,
+    },
+  ];
+  if (inboxCutoff !== undefined) {
+    steps.push({
+      table: 'inbox_event',
+      condition: sql`processed AND processed_at < ${inboxCutoff}`,
+      skipLocked: true,
+    });
+  }
+  if (processedCutoff !== undefined) {
+    steps.push({
+      table: 'processed_event',
+      condition: sql`processed_at < ${processedCutoff}`,
+      skipLocked: false,
+    });
+  }
+  if (parkedCutoff !== undefined) {
+    steps.push({
+      table: 'parked_message',
+      condition: sql`parked_at < ${parkedCutoff}`,
+      skipLocked: true,
+    });
+  }
+  for (const table of options.tables ?? []) {
+    steps.push({
+      table: table.table,
+      condition: sql`${sql.ref(table.column)} < ${toCutoff(table.olderThan, now)}`,
+      skipLocked: true,
+    });
+  }
+  return steps;
+}
+
+/** Deletes a step's rows `batchSize` at a time, each batch its own statement. */
+async function drain(
+  db: Kysely<OutboxTables>,
+  step: RetentionStep,
+  batchSize: number,
+): Promise<number> {
+  let total = 0;
+  for (;;) {
+    // By physical row id, so the same statement serves any table, with or without a key.
+    const result = await sql`
+      DELETE FROM ${sql.table(step.table)} WHERE ctid = ANY(ARRAY(
+        SELECT ctid FROM ${sql.table(step.table)}
+        WHERE ${step.condition}
+        LIMIT ${batchSize}
+        ${step.skipLocked ? sql`FOR UPDATE SKIP LOCKED` : sql``}))
+    `.execute(db);
+    const deleted = Number(result.numAffectedRows ?? 0n);
+    total += deleted;
+    if (deleted < batchSize) return total;
+  }
+}
+
+function validBatchSize(batchSize: number): number {
+  if (!(Number.isInteger(batchSize) && batchSize >= 1)) {
+    throw new OutboxError(
+      'INVALID_OPTIONS',
+      `batchSize must be a whole number of at least 1 (got ${batchSize})`,
+    );
+  }
+  return batchSize;
+}
+
+function toResult(byTable: Record<string, number>): RetentionResult {
+  return {
+    outboxDeleted: byTable['outbox_event'] ?? 0,
+    inboxDeleted: byTable['inbox_event'] ?? 0,
+    processedEventsDeleted: byTable['processed_event'] ?? 0,
+    parkedDeleted: byTable['parked_message'] ?? 0,
+    byTable: Object.freeze({ ...byTable }),
+  };
+}
+
+function toCutoff(window: RetentionWindow, now: number): Date {
+  return window instanceof Date ? window : new Date(now - window);
+}
+
+function optionalCutoff(window: RetentionWindow | undefined, now: number): Date | undefined {
+  return window === undefined ? undefined : toCutoff(window, now);
+}
+
+function describeWindow(window: RetentionWindow | undefined): string {
+  if (window === undefined) return 'not set: kept for ever';
+  return window instanceof Date ? `before ${window.toISOString()}` : `${window} ms`;
 }

@@ -1,14 +1,24 @@
 import { sql, type Transaction } from 'kysely';
 import { OutboxError } from '../errors.ts';
 import { outboxTrx } from '../internal/views.ts';
+import { toKafkaMessage } from '../relay/kafka-message.ts';
 import type { OutboxTables } from '../schema/tables.ts';
+import { startEventSpan, tracingAvailable } from '../trace/spans.ts';
 import { OUTBOX_CHANNEL } from './channels.ts';
+import { DEFAULT_MAX_EVENT_BYTES, invalidTopicReason, recordBytes } from './kafka-limits.ts';
 import type { OutboxEventInput } from './outbox-event-input.ts';
 import { isUuid, uuidv7 } from './uuid-v7.ts';
 
 export interface EnqueueOptions {
   /** Issue `NOTIFY outbox_event` (delivered at commit) to wake relays at once. Default true. */
   readonly notify?: boolean;
+  /**
+   * Largest event accepted, in bytes of its Kafka record (payload JSON, key, headers); a larger
+   * one is refused with OutboxError EVENT_TOO_LARGE, so the caller's transaction fails rather
+   * than the relay. Default `DEFAULT_MAX_EVENT_BYTES`, just under Kafka's default 1 MiB limit;
+   * raise it only together with the topic's `max.message.bytes` and the relay's `maxEventBytes`.
+   */
+  readonly maxEventBytes?: number;
 }
 
 /**
@@ -41,7 +51,42 @@ export async function enqueueMany<DB extends OutboxTables>(
     );
   }
   if (events.length === 0) return { eventIds: [] };
-  const rows = events.map((event) => toRow(event));
+  if (!tracingAvailable()) return insertEvents(trx, events, options);
+  // One span per event, each the parent its row's traceparent names: a batch span would give
+  // events of different requests one parent, and the consumers would continue the wrong trace.
+  const traced = events.map((event) => {
+    const eventId = event.eventId ?? uuidv7();
+    const span = startEventSpan({
+      operation: 'enqueue',
+      topic: event.topic,
+      eventId,
+      eventType: event.eventType,
+      partitionKey: event.partitionKey,
+      headers: event.headers,
+    });
+    return { span, event: { ...event, eventId, headers: span.propagate(event.headers ?? {}) } };
+  });
+  try {
+    const result = await insertEvents(
+      trx,
+      traced.map(({ event }) => event),
+      options,
+    );
+    for (const { span } of traced) span.end();
+    return result;
+  } catch (error) {
+    for (const { span } of traced) span.end(error);
+    throw error;
+  }
+}
+
+async function insertEvents<DB extends OutboxTables>(
+  trx: Transaction<DB>,
+  events: readonly OutboxEventInput[],
+  options: EnqueueOptions,
+): Promise<{ eventIds: string[] }> {
+  const maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  const rows = events.map((event) => toRow(event, maxEventBytes));
   const db = outboxTrx(trx);
   // pg_current_xact_id() first: the transaction gets its xid BEFORE it draws outbox ids, which
   // is what the relay's commit-order fence relies on (see README, "Ordering"). The NOTIFY is
@@ -55,17 +100,38 @@ export async function enqueueMany<DB extends OutboxTables>(
   return { eventIds: rows.map((row) => row.event_id) };
 }
 
-function toRow(event: OutboxEventInput) {
+function toRow(event: OutboxEventInput, maxEventBytes: number) {
   const eventId = event.eventId ?? uuidv7();
-  const invalid = (reason: string) =>
-    new OutboxError('INVALID_EVENT', `event ${eventId} (${event.eventType}): ${reason}`);
+  const refuse = (code: 'INVALID_EVENT' | 'INVALID_TOPIC' | 'EVENT_TOO_LARGE', reason: string) =>
+    new OutboxError(code, `event ${eventId} (${event.eventType}): ${reason}`);
+  const invalid = (reason: string) => refuse('INVALID_EVENT', reason);
   if (!isUuid(eventId)) throw invalid('eventId must be a UUID');
   for (const field of ['eventType', 'aggregateType', 'aggregateId', 'topic'] as const) {
     if (typeof event[field] !== 'string' || event[field] === '') throw invalid(`${field} is empty`);
   }
   if (typeof event.partitionKey !== 'string') throw invalid('partitionKey must be a string');
+  const badTopic = invalidTopicReason(event.topic);
+  if (badTopic !== undefined) throw refuse('INVALID_TOPIC', badTopic);
   const payload = JSON.stringify(event.payload);
   if (payload === undefined) throw invalid('payload is not JSON-serialisable');
+  const bytes = recordBytes(
+    toKafkaMessage({
+      event_id: eventId,
+      event_type: event.eventType,
+      aggregate_type: event.aggregateType,
+      aggregate_id: event.aggregateId,
+      partition_key: event.partitionKey,
+      payload,
+      headers: event.headers ?? {},
+      created_at: new Date(),
+    }),
+  );
+  if (bytes > maxEventBytes) {
+    throw refuse(
+      'EVENT_TOO_LARGE',
+      `${bytes} bytes as a Kafka record, above the ${maxEventBytes} allowed`,
+    );
+  }
   return {
     event_id: eventId,
     event_type: event.eventType,

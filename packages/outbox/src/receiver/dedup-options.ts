@@ -1,6 +1,18 @@
 import type { BackoffOptions } from '../internal/backoff.ts';
 import type { EventValidator } from '../kafka/received-event.ts';
 
+/** Moments of the dedup consumer's unit of work a caller can act at; none in a deployment. */
+export interface DedupConsumerHooks {
+  /**
+   * The event's effect and its `processed_event` row are committed and the batch's offset is
+   * NOT: a crash here re-delivers the event, and `processed_event` must drop it.
+   */
+  readonly afterApply?: (event: {
+    readonly eventId: string;
+    readonly eventType: string;
+  }) => void | Promise<void>;
+}
+
 export interface DedupConsumerOptions {
   readonly groupId: string;
   readonly topics: readonly string[];
@@ -8,7 +20,10 @@ export interface DedupConsumerOptions {
   readonly consumerName: string;
   readonly validate?: EventValidator;
   readonly fromBeginning?: boolean;
-  /** kafkajs session timeout (default 30000): how long a dead member holds its partitions. */
+  /**
+   * kafkajs session timeout (default 10000): how long a member that died without leaving holds
+   * its partitions. Batches heartbeat while they work, every tenth of it.
+   */
   readonly sessionTimeoutMs?: number;
   /** Longest a fetch waits for data (default 1000): bounds stop() and idle latency. */
   readonly maxWaitTimeMs?: number;

@@ -1,5 +1,6 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { startBatchHeartbeat, type BatchHeartbeat } from '../kafka/batch-heartbeat.ts';
 import { commitOffset } from '../kafka/commit-offset.ts';
 import { parkMessages } from '../kafka/park.ts';
 import { parseMessage } from '../kafka/parse-message.ts';
@@ -10,14 +11,17 @@ import {
   superviseConsumer,
 } from '../kafka/supervise-consumer.ts';
 import { backoffDelay } from '../internal/backoff.ts';
+import { dataErrorOf, refusedDataReason } from '../internal/data-error.ts';
 import { Abandoned, retryInPlace } from '../internal/retry-in-place.ts';
 import { describe, StateLog } from '../internal/state-log.ts';
 import { outboxDb } from '../internal/views.ts';
 import type { Logger } from '../logger.ts';
 import type { OutboxMetrics } from '../operations/metrics.ts';
+import type { ProgressReporter } from '../operations/stall-watch.ts';
 import type { OutboxTables } from '../schema/tables.ts';
+import { startEventSpan } from '../trace/spans.ts';
 import type { Worker } from '../worker.ts';
-import type { DedupConsumerOptions } from './dedup-options.ts';
+import type { DedupConsumerHooks, DedupConsumerOptions } from './dedup-options.ts';
 import { runOnce } from './run-once.ts';
 
 export interface DedupConsumerDeps<DB extends OutboxTables> {
@@ -28,15 +32,18 @@ export interface DedupConsumerDeps<DB extends OutboxTables> {
   readonly options: DedupConsumerOptions;
   /** The effect; runs in the transaction that also writes the processed_event row. */
   readonly handle: (trx: Transaction<DB>, event: ReceivedEvent) => Promise<void>;
+  /** Fault-injection moments of the e2e suite; none in a deployment. */
+  readonly hooks?: DedupConsumerHooks;
 }
 
 const DEFAULT_MAX_ATTEMPTS = 5;
 
 /**
  * The default receiver as a consumer: each message, in partition order, in its own
- * transaction via `runOnce`; offsets committed explicitly after the batch. Malformed messages
- * and messages whose handler keeps failing (with PostgreSQL up) are parked, never block the
- * partition; while PostgreSQL is down the partition waits and retries.
+ * transaction via `runOnce`; offsets committed explicitly after the batch. Malformed messages,
+ * messages whose data PostgreSQL refuses (at once) and messages whose handler keeps failing
+ * (with PostgreSQL up) are parked, never block the partition; while PostgreSQL is down the
+ * partition waits and retries.
  */
 export async function startDedupConsumer<DB extends OutboxTables>(
   deps: DedupConsumerDeps<DB>,
@@ -49,25 +56,25 @@ export async function startDedupConsumer<DB extends OutboxTables>(
   const state = new StateLog(logger, { component: 'dedup-consumer', consumer: consumerName });
   const labels = { consumer: consumerName };
 
-  const park = async (
-    payload: EachBatchPayload,
-    message: KafkaMessage,
-    reason: string,
-  ): Promise<void> => {
-    const { topic, partition } = payload.batch;
+  const park = async (work: ActiveBatch, message: KafkaMessage, reason: string): Promise<void> => {
+    const { topic, partition } = work.payload.batch;
     await retryInPlace(
       () =>
         db
           .transaction()
           .execute((trx) =>
             parkMessages(trx, consumerName, [{ topic, partition, message, reason }]),
-          ),
+          )
+          .catch((error: unknown) => {
+            work.progress?.failed(error);
+            throw error;
+          }),
       {
         backoff,
         state,
         what: 'dedup consumer (parking)',
-        keepGoing: () => keepGoing(payload),
-        beat: payload.heartbeat,
+        keepGoing: () => keepGoing(work),
+        beat: work.payload.heartbeat,
       },
     );
     metrics?.parkedTotal.inc(labels);
@@ -77,25 +84,57 @@ export async function startDedupConsumer<DB extends OutboxTables>(
     );
   };
 
-  /** Applies one event; returns once it is applied, a duplicate, or parked. */
+  /** Applies one event in a span that continues its trace; a repeat is marked duplicate. */
   const apply = async (
-    payload: EachBatchPayload,
+    work: ActiveBatch,
     message: KafkaMessage,
     event: ReceivedEvent,
   ): Promise<void> => {
+    const span = startEventSpan({
+      operation: 'apply',
+      topic: event.topic,
+      eventId: event.eventId,
+      eventType: event.eventType,
+      partitionKey: event.partitionKey,
+      headers: event.headers,
+      consumerGroup: options.groupId,
+      partition: event.partition,
+      offset: event.offset,
+    });
+    try {
+      const outcome = await span.activate(() => applyOnce(work, message, event));
+      if (outcome === 'duplicate') span.markDuplicate();
+      span.end(outcome === 'parked' ? 'parked' : undefined);
+    } catch (error) {
+      span.end(error);
+      throw error;
+    }
+  };
+
+  /** Applies one event; returns once it is applied, a duplicate, or parked. */
+  const applyOnce = async (
+    work: ActiveBatch,
+    message: KafkaMessage,
+    event: ReceivedEvent,
+  ): Promise<'applied' | 'duplicate' | 'parked'> => {
     let handlerFailures = 0;
     for (let attempt = 1; ; attempt++) {
-      if (!keepGoing(payload)) throw new Abandoned();
+      if (!keepGoing(work)) throw new Abandoned();
+      let applied: boolean;
       try {
-        const applied = await deps.db
+        applied = await deps.db
           .transaction()
           .execute((trx) =>
             runOnce(trx, consumerName, event.eventId, () => deps.handle(trx, event)),
           );
-        (applied ? metrics?.dedupAppliedTotal : metrics?.dedupDuplicatesTotal)?.inc(labels);
-        state.ok('dedup consumer');
-        return;
       } catch (error) {
+        // PostgreSQL refused the event's data (a NUL in a text column...): the same data
+        // fails the same way every time, so it is parked now, not after maxAttempts.
+        const refusal = dataErrorOf(error);
+        if (refusal !== undefined) {
+          await park(work, message, refusedDataReason(refusal));
+          return 'parked';
+        }
         // Only failures with the database reachable count towards parking: an outage must
         // not push good messages into the parking lot.
         const databaseUp = await sql`SELECT 1`.execute(db).then(
@@ -104,36 +143,50 @@ export async function startDedupConsumer<DB extends OutboxTables>(
         );
         if (databaseUp) handlerFailures += 1;
         state.failed('dedup consumer', error);
+        work.progress?.failed(error);
         if (handlerFailures >= maxAttempts) {
-          await park(
-            payload,
-            message,
-            `handler failed ${handlerFailures} times: ${describe(error)}`,
-          );
-          return;
+          await park(work, message, `handler failed ${handlerFailures} times: ${describe(error)}`);
+          return 'parked';
         }
         await new Promise((resolve) => setTimeout(resolve, backoffDelay(backoff, attempt)));
-        await payload.heartbeat().catch(() => undefined);
+        continue;
       }
+      (applied ? metrics?.dedupAppliedTotal : metrics?.dedupDuplicatesTotal)?.inc(labels);
+      state.ok('dedup consumer');
+      if (applied)
+        await deps.hooks?.afterApply?.({ eventId: event.eventId, eventType: event.eventType });
+      return applied ? 'applied' : 'duplicate';
     }
   };
 
+  const config = consumerConfig(options);
+
   const eachBatch = async (consumer: Consumer, payload: EachBatchPayload): Promise<void> => {
     const { batch } = payload;
+    const work: ActiveBatch = {
+      payload,
+      heartbeat: startBatchHeartbeat(payload, config.heartbeatInterval),
+      progress: metrics?.stalls.reporter('dedup-consumer', `${batch.topic}/${batch.partition}`),
+    };
+    work.progress?.hasWork(true);
     let lastDone: string | undefined;
     try {
       for (const message of batch.messages) {
-        if (!keepGoing(payload)) break;
+        if (!keepGoing(work)) break;
         const parsed = parseMessage(batch.topic, batch.partition, message, options.validate);
-        if (parsed.ok) await apply(payload, message, parsed.event);
-        else await park(payload, message, parsed.reason);
+        if (parsed.ok) await apply(work, message, parsed.event);
+        else await park(work, message, parsed.reason);
         payload.resolveOffset(message.offset);
         lastDone = message.offset;
-        await payload.heartbeat();
+        work.progress?.progressed();
       }
     } catch (error) {
       if (!(error instanceof Abandoned)) throw error;
+    } finally {
+      work.heartbeat.stop();
+      work.progress?.hasWork(false);
     }
+    // What is done stays done, also when the group moved on mid-batch.
     if (lastDone !== undefined) {
       await commitOffset(consumer, logger, {
         topic: batch.topic,
@@ -143,10 +196,10 @@ export async function startDedupConsumer<DB extends OutboxTables>(
     }
   };
 
-  return superviseConsumer({
+  const supervised = await superviseConsumer({
     kafka: deps.kafka,
     name: 'dedup consumer',
-    config: consumerConfig(options),
+    config,
     topics: options.topics,
     fromBeginning: options.fromBeginning ?? true,
     logger,
@@ -158,8 +211,22 @@ export async function startDedupConsumer<DB extends OutboxTables>(
         eachBatch: (payload) => eachBatch(consumer, payload),
       }),
   });
+  const unwatchLag = metrics?.consumerLag.watch(deps.kafka, options.groupId, options.topics);
+  return {
+    async stop() {
+      await supervised.stop();
+      await unwatchLag?.();
+    },
+  };
 }
 
-function keepGoing(payload: EachBatchPayload): boolean {
-  return payload.isRunning() && !payload.isStale();
+/** A batch being handled, with the heartbeat that tells whether this member still owns it. */
+interface ActiveBatch {
+  readonly payload: EachBatchPayload;
+  readonly heartbeat: BatchHeartbeat;
+  readonly progress: ProgressReporter | undefined;
+}
+
+function keepGoing(work: ActiveBatch): boolean {
+  return work.payload.isRunning() && !work.payload.isStale() && !work.heartbeat.lost;
 }

@@ -1,23 +1,11 @@
-import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
-import { sql, type Kysely } from 'kysely';
-import { OutboxError } from '../errors.ts';
-import { EVENT_HEADERS } from '../kafka/event-headers.ts';
+import type { Producer } from 'kafkajs';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { OutboxMetrics } from '../operations/metrics.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { configureBatchTransaction } from './batch-transaction.ts';
 import { claimBatch, type ClaimedEvent } from './claim-batch.ts';
 import type { RelayBatchEvent, RelayOptions } from './relay-options.ts';
-
-/** The relay's producer: idempotent, acks -1, one request in flight (per-partition order). */
-export function createRelayProducer(kafka: Kafka): Producer {
-  return kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    createPartitioner: Partitioners.DefaultPartitioner,
-    // kafkajs keeps 5 retries with long waits by default; the relay retries in its own loop.
-    retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 },
-  });
-}
+import { sendEvents, type Refusal } from './send-events.ts';
 
 export interface PublishDeps {
   readonly db: Kysely<OutboxTables>;
@@ -26,62 +14,130 @@ export interface PublishDeps {
   readonly metrics?: OutboxMetrics | undefined;
 }
 
-/**
- * One relay step: claim a batch, send it with one `sendBatch`, mark it published, commit.
- * Any failure rolls the transaction back, so no row is marked published unless Kafka
- * acknowledged it. Returns how many events were published.
- */
-export async function publishBatch(deps: PublishDeps): Promise<number> {
-  const { options } = deps;
-  const started = performance.now();
-  const published = await deps.db.transaction().execute(async (trx) => {
-    await configureBatchTransaction(trx, options);
-    const batch = await claimBatch(trx, options);
-    if (batch.length === 0) return 0;
-    await withTimeout(
-      deps.producer.sendBatch({
-        topicMessages: groupByTopic(batch),
-        acks: -1,
-        timeout: options.sendTimeoutMs,
-      }),
-      options.sendTimeoutMs,
-    );
-    await options.hooks.afterPublish?.(batch.map(toBatchEvent));
-    await trx
-      .updateTable('outbox_event')
-      .set({ published_at: sql<Date>`now()` })
-      .where(sql<boolean>`id = ANY(${batch.map((row) => row.id)}::bigint[])`)
-      .execute();
-    return batch.length;
-  });
-  if (published > 0 && deps.metrics) {
-    deps.metrics.publishedTotal.inc(published);
-    deps.metrics.batchSize.observe(published);
-    deps.metrics.batchDurationSeconds.observe((performance.now() - started) / 1000);
-  }
-  return published;
+/** A row this batch set aside as FAILED. */
+export interface FailedEvent {
+  readonly id: string;
+  readonly eventId: string;
+  readonly topic: string;
+  readonly partitionKey: string;
+  readonly attempts: number;
+  readonly reason: string;
 }
 
-/** Kafka messages, grouped by topic, each topic's messages in batch (id) order. */
-function groupByTopic(batch: readonly ClaimedEvent[]): { topic: string; messages: Message[] }[] {
-  const byTopic = new Map<string, Message[]>();
-  for (const row of batch) {
-    let messages = byTopic.get(row.topic);
-    if (messages === undefined) byTopic.set(row.topic, (messages = []));
-    messages.push({
-      key: row.partition_key,
-      value: row.payload,
-      headers: {
-        ...row.headers,
-        [EVENT_HEADERS.eventId]: row.event_id,
-        [EVENT_HEADERS.eventType]: row.event_type,
-        [EVENT_HEADERS.aggregateType]: row.aggregate_type,
-        [EVENT_HEADERS.aggregateId]: row.aggregate_id,
-        [EVENT_HEADERS.occurredAt]: row.created_at.toISOString(),
-      },
+export interface BatchResult {
+  /** Rows claimed (0: nothing to do). */
+  readonly claimed: number;
+  /** Rows Kafka acknowledged, now marked published. */
+  readonly published: number;
+  /** Rows set aside as FAILED in this batch; each holds back the later rows of its key. */
+  readonly failed: readonly FailedEvent[];
+  /** Rows Kafka refused that will be tried again (their attempts counted). */
+  readonly retrying: number;
+  /** The claim stopped at `batchSize` or `maxBatchBytes`: more rows are waiting. */
+  readonly full: boolean;
+  /**
+   * Kafka failed while refused rows were being pinned down (see send-events.ts); what was
+   * known was committed. Undefined when none.
+   */
+  readonly interruption: unknown;
+}
+
+const NOTHING: BatchResult = Object.freeze({
+  claimed: 0,
+  published: 0,
+  failed: Object.freeze([]),
+  retrying: 0,
+  full: false,
+  interruption: undefined,
+});
+
+/**
+ * One relay step: claim a batch, send it (one `sendBatch` unless Kafka refuses some rows),
+ * mark what Kafka acknowledged published and what it refused with the reason (FAILED when it
+ * cannot pass or ran out of tries), commit. A Kafka or PostgreSQL failure on the main send
+ * rolls everything back; no row is marked published unless Kafka acknowledged it.
+ */
+export async function publishBatch(deps: PublishDeps): Promise<BatchResult> {
+  const { options } = deps;
+  const started = performance.now();
+  const result = await deps.db.transaction().execute(async (trx): Promise<BatchResult> => {
+    await configureBatchTransaction(trx, options);
+    const batch = await claimBatch(trx, options);
+    if (batch.events.length === 0) return NOTHING;
+    const outcome = await sendEvents(deps.producer, batch.events, {
+      maxEventBytes: options.maxEventBytes,
+      sendTimeoutMs: options.sendTimeoutMs,
+      keepAlive: () => sql`SELECT 1`.execute(trx),
     });
+    if (outcome.acked.length > 0) {
+      await options.hooks.afterPublish?.(outcome.acked.map(toBatchEvent));
+      await markPublished(trx, outcome.acked);
+    }
+    const failed = await markRefused(trx, outcome.refused, options.maxPublishAttempts);
+    return {
+      claimed: batch.events.length,
+      published: outcome.acked.length,
+      failed,
+      retrying: outcome.refused.length - failed.length,
+      full: batch.full,
+      interruption: outcome.interruption,
+    };
+  });
+  if (deps.metrics && result.claimed > 0) {
+    if (result.published > 0) {
+      deps.metrics.publishedTotal.inc(result.published);
+      deps.metrics.batchSize.observe(result.published);
+      deps.metrics.batchDurationSeconds.observe((performance.now() - started) / 1000);
+    }
+    const refused = result.failed.length + result.retrying;
+    if (refused > 0) deps.metrics.publishRefusedTotal.inc(refused);
   }
-  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+  return result;
+}
+
+async function markPublished(
+  trx: Transaction<OutboxTables>,
+  acked: readonly ClaimedEvent[],
+): Promise<void> {
+  await trx
+    .updateTable('outbox_event')
+    .set({ published_at: sql<Date>`now()` })
+    .where(sql<boolean>`id = ANY(${acked.map((row) => row.id)}::bigint[])`)
+    .execute();
+}
+
+/** Counts the refusals; a refusal that cannot pass, or the last allowed one, sets the row aside. */
+async function markRefused(
+  trx: Transaction<OutboxTables>,
+  refused: readonly Refusal[],
+  maxPublishAttempts: number,
+): Promise<FailedEvent[]> {
+  if (refused.length === 0) return [];
+  const failsNow = refused.map(
+    ({ event, final }) => final || event.publish_attempts + 1 >= maxPublishAttempts,
+  );
+  await sql`
+    UPDATE outbox_event o
+    SET publish_attempts = o.publish_attempts + 1,
+      last_error = r.reason,
+      failed_at = CASE WHEN r.fails THEN now() ELSE o.failed_at END
+    FROM unnest(
+      ${refused.map(({ event }) => event.id)}::bigint[],
+      ${refused.map(({ reason }) => reason)}::text[],
+      ${failsNow}::boolean[]
+    ) AS r(id, reason, fails)
+    WHERE o.id = r.id
+  `.execute(trx);
+  return refused
+    .filter((_, i) => failsNow[i])
+    .map(({ event, reason }) => ({
+      id: event.id,
+      eventId: event.event_id,
+      topic: event.topic,
+      partitionKey: event.partition_key,
+      attempts: event.publish_attempts + 1,
+      reason,
+    }));
 }
 
 function toBatchEvent(row: ClaimedEvent): RelayBatchEvent {
@@ -92,22 +148,4 @@ function toBatchEvent(row: ClaimedEvent): RelayBatchEvent {
     topic: row.topic,
     partitionKey: row.partition_key,
   };
-}
-
-/** Rejects after `ms`; the row locks are released by the rollback that follows. */
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new OutboxError('SEND_TIMEOUT', `Kafka did not acknowledge within ${ms} ms`)),
-      ms,
-    );
-  });
-  // The abandoned send may still fail later; that outcome no longer matters.
-  promise.catch(() => undefined);
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -11,4 +11,10 @@ it('applies defaults once, freezes, and refuses a send timeout that outlives the
   expect(Object.isFrozen(options)).toBe(true);
   expect(() => resolveRelayOptions({ sendTimeoutMs: 20_000 })).toThrow(/sendTimeoutMs/);
   expect(() => resolveRelayOptions({ batchSize: 0 })).toThrow(/batchSize/);
+  expect(() => resolveRelayOptions({ maxBatchBytes: 0 })).toThrow(/maxBatchBytes/);
+  expect(() => resolveRelayOptions({ maxPublishAttempts: 1.5 })).toThrow(/maxPublishAttempts/);
+  expect(() => resolveRelayOptions({ maxBatchBytes: 10_000, maxEventBytes: 20_000 })).toThrow(
+    /maxEventBytes/,
+  );
+  expect(resolveRelayOptions({ maxBatchBytes: 10_000 }).maxEventBytes).toBe(10_000);
 });

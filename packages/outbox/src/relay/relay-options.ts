@@ -1,5 +1,6 @@
 import { OutboxError } from '../errors.ts';
 import type { BackoffOptions } from '../internal/backoff.ts';
+import { KAFKA_DEFAULT_MAX_RECORD_BYTES } from '../outbox/kafka-limits.ts';
 
 /** One event of a batch the relay just had acknowledged by Kafka. */
 export interface RelayBatchEvent {
@@ -29,6 +30,31 @@ export interface RelayOptions {
    * the same keys and cores), and more lanes mean more, smaller batches under light load.
    */
   readonly lanes: number;
+  /**
+   * Most bytes (Kafka records, as the relay estimates them) in one batch; the claim stops
+   * adding rows before the next one would pass it, but always takes one. kafkajs writes the
+   * messages of one send that share a partition as ONE record batch, and the broker refuses a
+   * record batch above the topic's `max.message.bytes`: the whole batch may go to one
+   * partition, so the default is that limit's default (1 MiB) less the batch header.
+   */
+  readonly maxBatchBytes: number;
+  /**
+   * Largest record the relay sends; a larger row is set aside (FAILED, EVENT_TOO_LARGE) without
+   * being sent. At most `maxBatchBytes` (and by default equal to it).
+   */
+  readonly maxEventBytes: number;
+  /**
+   * Tries before a row Kafka keeps refusing with an error that may pass (unknown topic, ...)
+   * is set aside; errors that cannot pass (record too large, invalid topic or record) set it
+   * aside at once. Kafka or PostgreSQL being down never counts.
+   */
+  readonly maxPublishAttempts: number;
+  /**
+   * Whether the relay's metadata requests may create a missing topic (when the broker has
+   * `auto.create.topics.enable`). With false, a row for a missing topic is retried, then set
+   * aside after `maxPublishAttempts`.
+   */
+  readonly allowAutoTopicCreation: boolean;
   /** How many of the oldest unpublished rows a claim examines to find partition-key heads. */
   readonly scanWindow: number;
   /** Fallback poll when no NOTIFY arrives (or LISTEN is off / down). */
@@ -58,6 +84,10 @@ export interface RelayOptions {
 
 export const DEFAULT_RELAY_OPTIONS: RelayOptions = Object.freeze({
   batchSize: 500,
+  maxBatchBytes: KAFKA_DEFAULT_MAX_RECORD_BYTES,
+  maxEventBytes: KAFKA_DEFAULT_MAX_RECORD_BYTES,
+  maxPublishAttempts: 5,
+  allowAutoTopicCreation: true,
   lanes: 1,
   scanWindow: 2000,
   pollIntervalMs: 1000,
@@ -72,11 +102,15 @@ export const DEFAULT_RELAY_OPTIONS: RelayOptions = Object.freeze({
   hooks: Object.freeze({}),
 });
 
-/** Applies defaults once and checks the timeouts' order. */
+/** Applies defaults once and checks the sizes and the timeouts' order. */
 export function resolveRelayOptions(options: Partial<RelayOptions> = {}): RelayOptions {
   const resolved: RelayOptions = Object.freeze({
     ...DEFAULT_RELAY_OPTIONS,
     ...options,
+    // A lower batch cap lowers the event limit with it, unless the event limit is given.
+    maxEventBytes:
+      options.maxEventBytes ??
+      Math.min(DEFAULT_RELAY_OPTIONS.maxEventBytes, options.maxBatchBytes ?? Infinity),
     backoff: Object.freeze({ ...DEFAULT_RELAY_OPTIONS.backoff, ...options.backoff }),
     hooks: Object.freeze({ ...options.hooks }),
   });
@@ -84,6 +118,20 @@ export function resolveRelayOptions(options: Partial<RelayOptions> = {}): RelayO
     throw new OutboxError(
       'INVALID_OPTIONS',
       `batchSize must be at least 1 (got ${resolved.batchSize})`,
+    );
+  }
+  for (const name of ['maxBatchBytes', 'maxEventBytes', 'maxPublishAttempts'] as const) {
+    if (!Number.isInteger(resolved[name]) || resolved[name] < 1) {
+      throw new OutboxError(
+        'INVALID_OPTIONS',
+        `${name} must be a positive integer (got ${resolved[name]})`,
+      );
+    }
+  }
+  if (resolved.maxEventBytes > resolved.maxBatchBytes) {
+    throw new OutboxError(
+      'INVALID_OPTIONS',
+      `maxEventBytes (${resolved.maxEventBytes}) must not exceed maxBatchBytes (${resolved.maxBatchBytes}): a row that passes the first must fit a batch of its own`,
     );
   }
   if (

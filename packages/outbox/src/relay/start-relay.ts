@@ -9,9 +9,12 @@ import { Wakeup } from '../internal/wakeup.ts';
 import type { Logger } from '../logger.ts';
 import type { OutboxMetrics } from '../operations/metrics.ts';
 import { OUTBOX_CHANNEL } from '../outbox/channels.ts';
+import { hasUnpublishedEvents } from '../outbox/has-unpublished-events.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import type { Worker } from '../worker.ts';
-import { createRelayProducer, publishBatch } from './publish-batch.ts';
+import { OutboxError } from '../errors.ts';
+import { publishBatch, type BatchResult } from './publish-batch.ts';
+import { createRelayProducer } from './relay-producer.ts';
 import { resolveRelayOptions, type RelayOptions } from './relay-options.ts';
 
 export interface RelayDeps<DB extends OutboxTables> {
@@ -36,6 +39,9 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
   const work = new Wakeup();
   const stopping = new Wakeup();
   let running = true;
+  // Stalled: unpublished rows exist and no batch was published for a while (all lanes).
+  const progress = deps.metrics?.stalls.reporter('outbox-relay');
+  const probeWork = (): void => progress?.checkWork(() => hasUnpublishedEvents(db));
 
   const listener =
     options.notify && deps.listen
@@ -61,7 +67,7 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
     let producer: Producer | undefined;
     const connectedProducer = async (): Promise<Producer> => {
       if (producer) return producer;
-      const created = createRelayProducer(deps.kafka);
+      const created = createRelayProducer(deps.kafka, options);
       try {
         await created.connect();
       } catch (error) {
@@ -71,36 +77,69 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
       producer = created;
       return created;
     };
-    // After a failure the producer may be mid-retry or fenced; a fresh one (new producer id)
-    // is the simple known state.
+    // After a failed send the producer may be mid-retry or fenced; a fresh one (new producer
+    // id) is the simple known state. Not after refusals Kafka answered: see relay-producer.ts.
     const dropProducer = async (): Promise<void> => {
       const old = producer;
       producer = undefined;
       await old?.disconnect().catch(() => undefined);
     };
+    /** Logs (once per state change) and backs off; a failed send also gets a new producer. */
+    const failed = async (error: unknown, sendFailed: boolean): Promise<void> => {
+      state.failed('outbox relay', error);
+      progress?.failed(error);
+      probeWork();
+      if (sendFailed) {
+        deps.metrics?.publishFailuresTotal.inc();
+        await dropProducer();
+      }
+      if (running) await stopping.wait(backoffDelay(options.backoff, state.failures));
+    };
     try {
       while (running) {
-        let published: number;
+        let result: BatchResult;
         try {
-          published = await publishBatch({
+          result = await publishBatch({
             db,
             producer: await connectedProducer(),
             options,
             metrics: deps.metrics,
           });
-          state.ok('outbox relay');
+          if (result.published > 0) progress?.progressed();
+          else probeWork();
         } catch (error) {
-          deps.metrics?.publishFailuresTotal.inc();
-          state.failed('outbox relay', error);
-          await dropProducer();
-          if (running) await stopping.wait(backoffDelay(options.backoff, state.failures));
+          await failed(error, true);
           continue;
         }
-        if (!running || published >= options.batchSize) continue;
+        for (const event of result.failed) {
+          logger.warn(
+            { component: 'outbox-relay', lane: n, ...event },
+            'outbox event set aside as FAILED; later events of its key wait until it is retried or skipped',
+          );
+        }
+        if (result.interruption !== undefined) {
+          // What Kafka answered is committed; the rest is tried again after a pause.
+          await failed(result.interruption, true);
+          continue;
+        }
+        if (result.retrying > 0) {
+          // Refused rows that may pass later (unknown topic...): pace the tries, keep the
+          // producer (its sequence numbers are in step with the broker's).
+          await failed(
+            new OutboxError(
+              'PUBLISH_REFUSED',
+              `Kafka refused ${result.retrying} event(s); trying again`,
+            ),
+            false,
+          );
+          continue;
+        }
+        state.ok('outbox relay');
+        if (!running || result.full) continue;
         // Caught up. A partial batch: let commits gather for lingerMs, then claim again (rows
         // the fence held back may have settled without a NOTIFY). An empty one: wait for a
         // NOTIFY (one received mid-batch is remembered by `work`) or the poll.
-        if (published > 0) await stopping.wait(options.lingerMs);
+        if (result.claimed > 0) await stopping.wait(options.lingerMs);
         else await work.wait(options.pollIntervalMs);
       }
     } finally {

@@ -94,11 +94,81 @@ const schema0001: Migration = {
 };
 
 /**
+ * Rows the relay sets aside: Kafka refused them (too large, invalid topic, ...) or still
+ * refused them after several tries. A FAILED row (`failed_at`) stays unpublished and holds
+ * back the later rows of its key until an operator retries or skips it. Adding nullable or
+ * constant-default columns does not rewrite the table.
+ */
+const relayFailures0002: Migration = {
+  async up(db) {
+    await run(db, [
+      `ALTER TABLE outbox_event
+        ADD COLUMN publish_attempts integer NOT NULL DEFAULT 0,
+        ADD COLUMN last_error text,
+        ADD COLUMN failed_at timestamptz,
+        ADD COLUMN skipped_at timestamptz`,
+      // "Is this key held back by a FAILED row?": one probe of a tiny index per candidate.
+      `CREATE INDEX ix_outbox_event_failed_key ON outbox_event(partition_key)
+        WHERE failed_at IS NOT NULL AND published_at IS NULL`,
+    ]);
+  },
+  async down(db) {
+    await run(db, [
+      'DROP INDEX ix_outbox_event_failed_key',
+      `ALTER TABLE outbox_event
+        DROP COLUMN skipped_at,
+        DROP COLUMN failed_at,
+        DROP COLUMN last_error,
+        DROP COLUMN publish_attempts`,
+    ]);
+  },
+};
+
+/**
+ * Consumer poison: parked headers become bytes (`header_names[i]` carries `header_values[i]`),
+ * because a jsonb column cannot hold a NUL and text cannot hold bytes that are not UTF-8, so
+ * parking the very messages that need it failed. Existing rows are converted; the jsonb column
+ * goes, so no reader sees an empty object for a message that had headers.
+ */
+const consumerPoison0003: Migration = {
+  async up(db) {
+    await run(db, [
+      `ALTER TABLE parked_message
+        ADD COLUMN header_names bytea[] NOT NULL DEFAULT '{}',
+        ADD COLUMN header_values bytea[] NOT NULL DEFAULT '{}'`,
+      `UPDATE parked_message p
+        SET header_names = h.names, header_values = h.header_values
+        FROM (
+          SELECT id,
+            array_agg(convert_to(key, 'UTF8') ORDER BY key) AS names,
+            array_agg(convert_to(value, 'UTF8') ORDER BY key) AS header_values
+          FROM parked_message, jsonb_each_text(headers)
+          GROUP BY id
+        ) h
+        WHERE p.id = h.id`,
+      `ALTER TABLE parked_message DROP COLUMN headers`,
+    ]);
+  },
+  async down(db) {
+    await run(db, [
+      `ALTER TABLE parked_message ADD COLUMN headers jsonb NOT NULL DEFAULT '{}'`,
+      // Bytes that are not text come back escaped ('\000'): jsonb cannot hold them as they are.
+      `UPDATE parked_message SET headers = (
+        SELECT coalesce(jsonb_object_agg(encode(n, 'escape'), encode(v, 'escape')), '{}')
+        FROM unnest(header_names, header_values) AS h(n, v))`,
+      `ALTER TABLE parked_message DROP COLUMN header_names, DROP COLUMN header_values`,
+    ]);
+  },
+};
+
+/**
  * The library's migrations, for a service that merges them into its own Migrator. The names
  * start with `0000-outbox-` so they sort before a service's own (dated or numbered) ones.
  */
 export const outboxMigrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0000-outbox-0001-schema': schema0001,
+  '0000-outbox-0002-relay-failures': relayFailures0002,
+  '0000-outbox-0003-consumer-poison': consumerPoison0003,
 });
 
 /** Name of the table in which `migrateOutbox` records the library's migrations. */

@@ -28,6 +28,14 @@ export interface OutboxEventTable {
   published_at: NullableTimestamp;
   /** `pg_current_xact_id()` of the writing transaction: the relay's commit-order fence. */
   transaction_id: ColumnType<string, never, never>;
+  /** Times Kafka refused the row (or the relay's pre-send checks did). */
+  publish_attempts: ColumnType<number, number | undefined, number>;
+  /** Why the row was last refused. */
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Set aside by the relay (FAILED): holds back the later rows of its key until retried or skipped. */
+  failed_at: NullableTimestamp;
+  /** Skipped by an operator: `published_at` is set so the key moves on, but it was never sent. */
+  skipped_at: NullableTimestamp;
 }
 
 /** A received event stored before it is handled (R-DIST-OBX-2). */
@@ -74,8 +82,13 @@ export interface ParkedMessageTable {
   /** The raw bytes, exactly as received. */
   message_key: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>;
   message_value: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>;
-  /** Header values as UTF-8 strings. */
-  headers: JSONColumnType<Record<string, string>, string | undefined, string>;
+  /**
+   * The headers, losslessly and in received order: `header_names[i]` (the name's UTF-8 bytes)
+   * carries `header_values[i]` (raw bytes; NULL for a header without a value). A name that
+   * repeats appears once per value. `readParkedMessages` returns them as pairs.
+   */
+  header_names: ColumnType<Buffer[], Buffer[] | undefined, Buffer[]>;
+  header_values: ColumnType<(Buffer | null)[], (Buffer | null)[] | undefined, (Buffer | null)[]>;
   reason: string;
   parked_at: Timestamp;
 }

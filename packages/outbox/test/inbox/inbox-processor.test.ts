@@ -7,7 +7,7 @@ import {
   discardDeadInboxEvents,
   requeueDeadInboxEvents,
   startInboxProcessor,
-  type InboxHandler,
+  type TransactionalInboxHandler,
   type OutboxTables,
 } from '../../src/index.ts';
 import {
@@ -40,7 +40,7 @@ afterAll(async () => {
   await testDb.destroy();
 });
 
-const recordEffect: InboxHandler<Db> = async (trx, event) => {
+const recordEffect: TransactionalInboxHandler<Db> = async (trx, event) => {
   const { n } = event.payload as { n: number };
   await trx
     .insertInto('effect')
@@ -164,7 +164,7 @@ it('a processor SIGKILLed mid-handler leaves the row to be retried; the effect h
     { key: 'k', eventType: 'Slow', payload: { n: 2 } },
   ]);
   const child = spawn(process.execPath, [childScript], {
-    env: { ...process.env, DATABASE_URL: testDb.url },
+    env: { ...process.env, DATABASE_URL: testDb.url, HANDLER_TIMEOUT_MS: '3000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -196,8 +196,10 @@ it('a processor SIGKILLed mid-handler leaves the row to be retried; the effect h
     .selectAll()
     .where('event_id', '=', first ?? '')
     .executeTakeFirstOrThrow();
-  expect(row).toMatchObject({ processed: false, attempts: 0, dead_at: null });
+  // The attempt was counted before the handler ran, although the process died inside it.
+  expect(row).toMatchObject({ processed: false, attempts: 1, dead_at: null });
 
+  // The killed attempt's lease (the child's handler timeout) ends first: then it is due again.
   const processor = startInboxProcessor<Db>({
     db,
     logger: recordingLogger(),

@@ -161,12 +161,21 @@ it('retention deletes only old published / processed rows, in bounded batches', 
   expect(before).toMatch(/^inbox_backlog_events 3$/m);
   expect(before).toMatch(/^inbox_dead_events 2$/m);
 
-  const result = await runRetention(testDb.db, { olderThan: 7 * 86_400_000, batchSize: 3 });
-  expect(result).toEqual({ outboxDeleted: 10, inboxDeleted: 7, processedEventsDeleted: 0 });
+  const result = await runRetention(testDb.db, {
+    olderThan: 7 * 86_400_000,
+    processedEventsOlderThan: 7 * 86_400_000,
+    batchSize: 3,
+  });
+  expect(result).toMatchObject({ outboxDeleted: 10, inboxDeleted: 7, processedEventsDeleted: 0 });
   expect(await count(testDb.db, 'outbox_event WHERE published_at IS NULL')).toBe(10);
   expect(await count(testDb.db, 'outbox_event WHERE published_at IS NOT NULL')).toBe(5);
   expect(await count(testDb.db, 'inbox_event')).toBe(5);
-  expect(await runRetention(testDb.db, { olderThan: 7 * 86_400_000 })).toEqual({
+  expect(
+    await runRetention(testDb.db, {
+      olderThan: 7 * 86_400_000,
+      processedEventsOlderThan: 7 * 86_400_000,
+    }),
+  ).toMatchObject({
     outboxDeleted: 0,
     inboxDeleted: 0,
     processedEventsDeleted: 0,

@@ -37,7 +37,7 @@ afterAll(async () => {
 /** The plan node types of the claim's first (heads) statement, EXPLAINed in `trx`. */
 async function headsPlanNodes(trx: Transaction<OutboxTables>): Promise<string[]> {
   statements.length = 0;
-  await claimBatch(trx, { batchSize: 500, scanWindow: 2000 });
+  await claimBatch(trx, DEFAULT_RELAY_OPTIONS);
   const heads = statements.find((q) => q.sql.includes('WITH candidate'));
   if (heads === undefined) throw new Error('the heads query was not seen');
   const explained = await trx.executeQuery<{ 'QUERY PLAN': unknown }>(

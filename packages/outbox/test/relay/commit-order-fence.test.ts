@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Kafka, Producer } from 'kafkajs';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import {
   enqueue,
+  enqueueMany,
   DEFAULT_RELAY_OPTIONS,
   type OutboxEventInput,
   type OutboxTables,
 } from '../../src/index.ts';
 import { claimBatch } from '../../src/relay/claim-batch.ts';
-import { createRelayProducer, publishBatch } from '../../src/relay/publish-batch.ts';
+import { publishBatch } from '../../src/relay/publish-batch.ts';
+import { createRelayProducer } from '../../src/relay/relay-producer.ts';
 import {
   checkOrder,
   collectTopic,
@@ -58,8 +60,18 @@ function heldTransaction<T>(work: (trx: Transaction<OutboxTables>) => Promise<T>
   return { result, commit: async () => (release(), await done) };
 }
 
-const publishOnce = () =>
-  publishBatch({ db: testDb.db, producer, options: { ...DEFAULT_RELAY_OPTIONS, batchSize: 100 } });
+const publishOnce = async () =>
+  (
+    await publishBatch({
+      db: testDb.db,
+      producer,
+      options: { ...DEFAULT_RELAY_OPTIONS, batchSize: 100 },
+    })
+  ).published;
+const claim = (trx: Transaction<OutboxTables>, batchSize: number) =>
+  claimBatch(trx, { ...DEFAULT_RELAY_OPTIONS, batchSize, scanWindow: 100 }).then(
+    (batch) => batch.events,
+  );
 
 it('a transaction that takes the lower id and commits last is not overtaken', async () => {
   const collected = await collectTopic(kafka, topic);
@@ -108,20 +120,53 @@ it('a key whose head another relay holds is skipped whole; other keys are not', 
     return out;
   });
   // Relay 1 claims only k's head (batch of 1) and keeps its transaction open.
-  const first = heldTransaction((trx) => claimBatch(trx, { batchSize: 1, scanWindow: 100 }));
+  const first = heldTransaction((trx) => claim(trx, 1));
   expect((await first.result).map((row) => row.event_id)).toEqual([ids[0]]);
 
   // Relay 2 must not take k's later rows while k's head is in relay 1's hands.
-  const second = await testDb.db
-    .transaction()
-    .execute((trx) => claimBatch(trx, { batchSize: 100, scanWindow: 100 }));
+  const second = await testDb.db.transaction().execute((trx) => claim(trx, 100));
   expect(second.map((row) => row.event_id)).toEqual([ids[2]]);
   await first.commit();
 
   // Nothing was marked published (claims only): a claim now takes k whole, in order.
-  const third = await testDb.db
-    .transaction()
-    .execute((trx) => claimBatch(trx, { batchSize: 100, scanWindow: 100 }));
+  const third = await testDb.db.transaction().execute((trx) => claim(trx, 100));
   expect(third.map((row) => row.event_id)).toEqual([ids[0], ids[1], ids[2], ids[3]]);
   expect(await publishOnce()).toBe(4);
+});
+
+it('rows restored from a cluster whose xid counter ran ahead are published, in order', async () => {
+  const collected = await collectTopic(kafka, topic);
+  const restored = await testDb.db
+    .transaction()
+    .execute(
+      async (trx) =>
+        (await enqueueMany(trx, [event('restored', 1), event('restored', 2), event('other', 1)]))
+          .eventIds,
+    );
+  // A dump/restore keeps the column: values far above this cluster's xid counter.
+  await sql`
+    UPDATE outbox_event
+    SET transaction_id = (pg_current_xact_id()::text::numeric + 1000000000)::text::xid8
+    WHERE event_id = ANY(${restored}::uuid[])
+  `.execute(testDb.db);
+  const { eventId: later } = await testDb.db
+    .transaction()
+    .execute((trx) => enqueue(trx, event('restored', 3)));
+
+  expect(await publishOnce()).toBe(4);
+  await pollUntil(
+    () => collected.messages.filter((m) => [...restored, later].includes(m.eventId)).length >= 4,
+    { timeoutMs: 20_000, description: 'the restored events and the later one' },
+  );
+  await collected.stop();
+  const ours = collected.messages.filter((m) => [...restored, later].includes(m.eventId));
+  expect(
+    checkOrder(
+      ours,
+      new Map([
+        ['restored', [restored[0] ?? '', restored[1] ?? '', later]],
+        ['other', [restored[2] ?? '']],
+      ]),
+    ),
+  ).toEqual({ duplicates: 0, outOfOrder: [], missing: 0 });
 });

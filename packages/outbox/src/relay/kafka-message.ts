@@ -1,0 +1,35 @@
+import type { Message } from 'kafkajs';
+import { EVENT_HEADERS } from '../kafka/event-headers.ts';
+
+/** The columns of an outbox row that make up its Kafka message. */
+export interface EventMessageFields {
+  readonly event_id: string;
+  readonly event_type: string;
+  readonly aggregate_type: string;
+  readonly aggregate_id: string;
+  readonly partition_key: string;
+  /** The payload as JSON text. */
+  readonly payload: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly created_at: Date;
+}
+
+/**
+ * The Kafka message of an event: key = partition key, value = JSON payload, the event's own
+ * headers plus the standard ones. enqueue builds it too, to measure the event as the relay
+ * will send it.
+ */
+export function toKafkaMessage(event: EventMessageFields): Message {
+  return {
+    key: event.partition_key,
+    value: event.payload,
+    headers: {
+      ...event.headers,
+      [EVENT_HEADERS.eventId]: event.event_id,
+      [EVENT_HEADERS.eventType]: event.event_type,
+      [EVENT_HEADERS.aggregateType]: event.aggregate_type,
+      [EVENT_HEADERS.aggregateId]: event.aggregate_id,
+      [EVENT_HEADERS.occurredAt]: event.created_at.toISOString(),
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { pollUntil } from '@outbox-inbox/infra';
+import type { Message } from 'kafkajs';
+import { sql, type Kysely } from 'kysely';
+import { startDedupConsumer, type OutboxTables } from '../../src/index.ts';
+import {
+  count,
+  createKafka,
+  createTestDb,
+  createTopic,
+  eventMessage,
+  produce,
+  recordingLogger,
+  type TestDb,
+} from '../support/harness.ts';
+
+interface OrderTable {
+  id: string;
+  status: string;
+  note: string | null;
+}
+type Db = OutboxTables & { orders: OrderTable };
+
+let testDb: TestDb;
+let db: Kysely<Db>;
+beforeAll(async () => {
+  testDb = await createTestDb('dedup_poison');
+  db = testDb.db.withTables<{ orders: OrderTable }>();
+  await sql`CREATE TABLE orders (id text PRIMARY KEY, status text NOT NULL, note text)`.execute(db);
+});
+afterAll(async () => {
+  await testDb.destroy();
+});
+
+function withHeader(message: Message, name: string, value: Buffer | string): Message {
+  return { ...message, headers: { ...message.headers, [name]: value } };
+}
+
+it('parks at once an event whose data PostgreSQL refuses, parks NUL and non-UTF-8 headers as bytes, and keeps going', async () => {
+  const kafka = createKafka();
+  const topic = await createTopic(kafka, 'dedup-poison', 1);
+  const orderIds = Array.from({ length: 6 }, (_, i) => `order-${i}`);
+  await db
+    .insertInto('orders')
+    .values(orderIds.map((id) => ({ id, status: 'new', note: null })))
+    .execute();
+  const paid = (id: string, note: string) =>
+    eventMessage(id, 'PaymentSucceeded', { orderId: id, note });
+
+  // Valid in every way, but the handler writes the NUL into a text column.
+  const nulNote = paid('order-1', 'a\u0000b');
+  // Rejected by validation; parking must keep its header as it is.
+  const nulEventType = withHeader(paid('order-2', 'x'), 'event_type', 'Payment\u0000Succeeded');
+  const badUtf8Header = withHeader(paid('order-3', 'x'), 'traceparent', Buffer.from([0xff]));
+  const good = orderIds.map((id) => paid(id, `note of ${id}`));
+  await produce(kafka, topic, [
+    ...good.slice(0, 2),
+    nulNote,
+    nulEventType,
+    badUtf8Header,
+    ...good.slice(2),
+  ]);
+
+  const calls = new Map<string, number>();
+  const consumer = await startDedupConsumer<Db>({
+    db,
+    kafka,
+    logger: recordingLogger(),
+    options: {
+      groupId: `orders-${topic}`,
+      topics: [topic],
+      consumerName: 'order-status',
+      maxAttempts: 3,
+      backoff: { initialMs: 20, maxMs: 100 },
+      validate: (event) =>
+        event.eventType === 'PaymentSucceeded'
+          ? undefined
+          : `unknown event type ${event.eventType}`,
+    },
+    handle: async (trx, event) => {
+      calls.set(event.eventId, (calls.get(event.eventId) ?? 0) + 1);
+      const { orderId, note } = event.payload as { orderId: string; note: string };
+      await trx
+        .updateTable('orders')
+        .set({ status: 'paid', note })
+        .where('id', '=', orderId)
+        .execute();
+    },
+  });
+  await pollUntil(
+    async () =>
+      (await count(testDb.db, "orders WHERE status = 'paid'")) === orderIds.length &&
+      (await count(testDb.db, 'parked_message')) === 3,
+    { timeoutMs: 30_000, description: 'every good event applied and three messages parked' },
+  );
+  await consumer.stop();
+
+  // PostgreSQL's refusal is not a handler bug to retry: one call, then parked.
+  expect(calls.get(nulNote.eventId)).toBe(1);
+  const parked = await sql<{
+    message_value: Buffer;
+    header_names: Buffer[];
+    header_values: Buffer[];
+    reason: string;
+  }>`SELECT message_value, header_names, header_values, reason FROM parked_message ORDER BY id`.execute(
+    db,
+  );
+  const header = (row: (typeof parked.rows)[number] | undefined, name: string) =>
+    row?.header_values[row.header_names.findIndex((n) => n.toString() === name)];
+  const [refused, unknownType, notUtf8] = parked.rows;
+  expect(refused?.reason).toMatch(/^PostgreSQL refused the data: 22021 invalid byte sequence/);
+  expect(refused?.message_value.toString()).toBe(nulNote.value);
+  expect(unknownType?.reason).toBe('unknown event type Payment\\u0000Succeeded');
+  expect(header(unknownType, 'event_type')).toEqual(Buffer.from('Payment\u0000Succeeded'));
+  expect(notUtf8?.reason).toBe('header traceparent is not valid UTF-8');
+  expect(header(notUtf8, 'traceparent')).toEqual(Buffer.from([0xff]));
+});
