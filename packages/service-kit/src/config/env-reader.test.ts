@@ -8,19 +8,16 @@ describe('createEnvReader', () => {
     expect(env.integer('MISSING', { default: 7 })).toBe(7);
     expect(env.list('BROKERS')).toEqual(['a:1', 'b:2']);
     expect(env.url('URL', ['postgres', 'postgresql'])).toBe('postgres://x/y');
-    expect(env.probability('P', 0)).toBe(0);
   });
 
   it('names the variable when a value is missing or bad', () => {
     const env = createEnvReader({
       PORT: 'abc',
-      P: '2',
       URL: 'http://x',
       LEVEL: 'loud',
       EMPTY: ' ',
     });
     expect(() => env.integer('PORT')).toThrow(/PORT must be an integer/);
-    expect(() => env.probability('P', 0)).toThrow(/P must be a number from 0 to 1/);
     expect(() => env.url('URL', ['postgres'])).toThrow(/URL must be a postgres URL/);
     expect(() => env.oneOf('LEVEL', ['info', 'debug'], 'info')).toThrow(/LEVEL must be one of/);
     expect(() => env.string('EMPTY')).toThrow(ConfigError);

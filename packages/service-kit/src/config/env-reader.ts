@@ -25,9 +25,10 @@ export interface EnvReader {
   integer(name: string, rule?: IntegerRule): number;
   /** Undefined when unset; validated like {@link integer} when set. */
   optionalInteger(name: string, rule?: Omit<IntegerRule, 'default'>): number | undefined;
-  probability(name: string, fallback: number): number;
   list(name: string, fallback?: readonly string[]): string[];
   url(name: string, protocols: readonly string[], fallback?: string): string;
+  /** Undefined when unset; validated like {@link url} when set. */
+  optionalUrl(name: string, protocols: readonly string[]): string | undefined;
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T;
 }
 
@@ -58,15 +59,6 @@ export function createEnvReader(env: NodeJS.ProcessEnv): EnvReader {
     optionalInteger(name, rule = {}) {
       return raw(name) === undefined ? undefined : this.integer(name, rule);
     },
-    probability(name, fallback) {
-      const value = raw(name);
-      if (value === undefined) return fallback;
-      const parsed = Number(value);
-      if (!Number.isFinite(parsed) || parsed < 0 || parsed > 1) {
-        throw new ConfigError(name, `must be a number from 0 to 1 (got "${value}")`);
-      }
-      return parsed;
-    },
     list(name, fallback) {
       const value = raw(name);
       if (value === undefined) return [...required(name, fallback)];
@@ -89,6 +81,9 @@ export function createEnvReader(env: NodeJS.ProcessEnv): EnvReader {
         throw new ConfigError(name, `must be a ${protocols.join(' or ')} URL`);
       }
       return value;
+    },
+    optionalUrl(name, protocols) {
+      return raw(name) === undefined ? undefined : this.url(name, protocols);
     },
     oneOf(name, allowed, fallback) {
       const value = raw(name);

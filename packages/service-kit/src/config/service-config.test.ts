@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEnvReader } from './env-reader.ts';
-import { readServiceConfig } from './service-config.ts';
+import { readServiceConfig, wiringEnv } from './service-config.ts';
 
 const defaults = { name: 'order-service', port: 3001, needsKafka: true };
 
@@ -15,8 +15,9 @@ describe('readServiceConfig', () => {
       kafkaBrokers: ['a:1', 'b:2'],
       kafkaClientId: 'order-service',
       consumerGroupId: 'order-service',
+      stallAfterMs: 60_000,
       opsPort: undefined,
-      relay: { batchSize: 200, pollIntervalMs: 500, notify: true, crashAfterPublish: 0 },
+      relay: { batchSize: 200, pollIntervalMs: 500, notify: true },
     });
   });
 
@@ -24,5 +25,34 @@ describe('readServiceConfig', () => {
     const read = createEnvReader({ DATABASE_URL: 'postgres://x/y' });
     expect(readServiceConfig(read, { ...defaults, needsKafka: false }).kafkaBrokers).toEqual([]);
     expect(() => readServiceConfig(read, defaults)).toThrow('KAFKA_BROKERS is required');
+  });
+});
+
+describe('wiringEnv', () => {
+  const wiring = {
+    databaseUrl: 'postgres://h/orders',
+    kafkaBrokers: ['a:1', 'b:2'],
+    host: '127.0.0.1',
+    logLevel: 'warn',
+  };
+
+  it('is read back by readServiceConfig: the api on PORT, another role on OPS_PORT', () => {
+    const api = readServiceConfig(
+      createEnvReader(wiringEnv({ ...wiring, role: 'api', port: 4001 })),
+      defaults,
+    );
+    expect(api).toMatchObject({
+      databaseUrl: 'postgres://h/orders',
+      kafkaBrokers: ['a:1', 'b:2'],
+      host: '127.0.0.1',
+      port: 4001,
+      opsPort: undefined,
+      logLevel: 'warn',
+    });
+    const relay = readServiceConfig(
+      createEnvReader(wiringEnv({ ...wiring, role: 'relay', port: 4011 })),
+      defaults,
+    );
+    expect(relay).toMatchObject({ port: 3001, opsPort: 4011 });
   });
 });

@@ -1,3 +1,6 @@
+import { DEFAULT_STALL_AFTER_MS } from '@outbox-inbox/outbox';
+import { readRetentionConfig, type RetentionConfig } from '../retention/retention-config.ts';
+import { API_ROLE } from '../roles/roles.ts';
 import type { EnvReader } from './env-reader.ts';
 
 /**
@@ -17,14 +20,21 @@ export interface ServiceConfig {
   readonly logLevel: string;
   readonly kafkaClientId: string;
   readonly consumerGroupId: string;
+  /** A worker with work and no progress for this long is reported stalled (degraded readiness). */
+  readonly stallAfterMs: number;
   readonly relay: {
     readonly batchSize: number;
     readonly pollIntervalMs: number;
     /** LISTEN for the NOTIFY issued at commit; false leaves the relay on polling alone. */
     readonly notify: boolean;
-    /** Fault injection for the e2e suite: chance that the relay SIGKILLs itself after a send. */
-    readonly crashAfterPublish: number;
   };
+  /** The retention role's schedule and windows. */
+  readonly retention: RetentionConfig;
+  /**
+   * OTLP/HTTP base URL (`OTEL_EXPORTER_OTLP_ENDPOINT`, spans go to `<url>/v1/traces`); no
+   * tracer is registered when unset.
+   */
+  readonly otlpEndpoint: string | undefined;
 }
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -48,6 +58,11 @@ export function readServiceConfig(
     logLevel: read.oneOf('LOG_LEVEL', logLevels, 'info'),
     kafkaClientId: read.string('KAFKA_CLIENT_ID', defaults.name),
     consumerGroupId: read.string('CONSUMER_GROUP_ID', defaults.name),
+    stallAfterMs: read.integer('WORKER_STALL_AFTER_MS', {
+      default: DEFAULT_STALL_AFTER_MS,
+      min: 1000,
+      max: 3_600_000,
+    }),
     relay: Object.freeze({
       batchSize: read.integer('RELAY_BATCH_SIZE', { default: 200, min: 1, max: 10_000 }),
       pollIntervalMs: read.integer('RELAY_POLL_INTERVAL_MS', {
@@ -56,7 +71,33 @@ export function readServiceConfig(
         max: 60_000,
       }),
       notify: read.oneOf('RELAY_NOTIFY', ['true', 'false'], 'true') === 'true',
-      crashAfterPublish: read.probability('FAULT_CRASH_AFTER_PUBLISH', 0),
     }),
+    retention: readRetentionConfig(read),
+    otlpEndpoint: read.optionalUrl('OTEL_EXPORTER_OTLP_ENDPOINT', ['http', 'https']),
+  };
+}
+
+/** Where a role process finds its database and Kafka, and where it listens. */
+export interface ServiceWiring {
+  readonly databaseUrl: string;
+  readonly kafkaBrokers: readonly string[];
+  readonly host: string;
+  /** The api role listens on PORT; any other role serves health and metrics on OPS_PORT. */
+  readonly role: string;
+  readonly port: number;
+  readonly logLevel: string;
+}
+
+/**
+ * The variables {@link readServiceConfig} reads for the wiring: what a launcher sets for each
+ * role process, so the names are written in this file alone.
+ */
+export function wiringEnv(wiring: ServiceWiring): Record<string, string> {
+  return {
+    DATABASE_URL: wiring.databaseUrl,
+    KAFKA_BROKERS: wiring.kafkaBrokers.join(','),
+    HOST: wiring.host,
+    [wiring.role === API_ROLE ? 'PORT' : 'OPS_PORT']: String(wiring.port),
+    LOG_LEVEL: wiring.logLevel,
   };
 }

@@ -1,9 +1,25 @@
+import type { StallWatch } from '@outbox-inbox/outbox';
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 
 export interface HealthOptions<DB> {
   readonly db: Kysely<DB>;
   readonly timeoutMs?: number;
+  /** The workers of this process report here; a stalled one makes readiness "degraded". */
+  readonly stalls?: StallWatch | undefined;
+}
+
+type WorkerCheck = { status: 'ok' } | { status: 'stalled'; reason: string };
+
+function workerChecks(stalls: StallWatch): Record<string, WorkerCheck> {
+  const checks: Record<string, WorkerCheck> = {};
+  for (const worker of stalls.workers()) {
+    checks[worker.worker] =
+      worker.stalled && worker.reason !== undefined
+        ? { status: 'stalled', reason: worker.reason }
+        : { status: 'ok' };
+  }
+  return checks;
 }
 
 async function databaseReachable<DB>(db: Kysely<DB>, timeoutMs: number): Promise<boolean> {
@@ -25,15 +41,24 @@ async function databaseReachable<DB>(db: Kysely<DB>, timeoutMs: number): Promise
 /**
  * `/health/live`: the process answers. `/health/ready`: the database answers, because without it
  * no write can be accepted. Kafka is deliberately not checked: while it is down the outbox keeps
- * accepting writes, which is the point of the pattern (R-DIST-OBX-3).
+ * accepting writes, which is the point of the pattern (R-DIST-OBX-3). A worker of this process
+ * that has work and makes no progress (see `StallWatch`) turns the answer "degraded", still 200:
+ * taking the process out of service would not unstick it, and its API still works; the body
+ * says which worker and why, for a human or an alert.
  */
 export function registerHealthRoutes<DB>(app: FastifyInstance, options: HealthOptions<DB>): void {
   const timeoutMs = options.timeoutMs ?? 2000;
   app.get('/health/live', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
   app.get('/health/ready', { logLevel: 'warn' }, async (_request, reply) => {
-    if (await databaseReachable(options.db, timeoutMs)) {
-      return { status: 'ok', checks: { database: 'ok' } };
+    const workers = options.stalls === undefined ? undefined : workerChecks(options.stalls);
+    if (!(await databaseReachable(options.db, timeoutMs))) {
+      return reply.code(503).send({
+        status: 'unavailable',
+        checks: { database: 'unreachable', ...(workers === undefined ? {} : { workers }) },
+      });
     }
-    return reply.code(503).send({ status: 'unavailable', checks: { database: 'unreachable' } });
+    if (workers === undefined) return { status: 'ok', checks: { database: 'ok' } };
+    const stalled = Object.values(workers).some((check) => check.status === 'stalled');
+    return { status: stalled ? 'degraded' : 'ok', checks: { database: 'ok', workers } };
   });
 }

@@ -1,3 +1,4 @@
+import type { StallWatch } from '@outbox-inbox/outbox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Registry } from 'prom-client';
@@ -13,10 +14,12 @@ export function buildOpsApp<DB>(deps: {
   db: Kysely<DB>;
   logger: FastifyBaseLogger;
   registry: Registry;
+  /** The process's workers' stall reports, shown by /health/ready. */
+  stalls?: StallWatch | undefined;
 }): FastifyInstance {
   const app = Fastify({ loggerInstance: deps.logger });
   installErrorHandling(app);
-  registerHealthRoutes(app, { db: deps.db });
+  registerHealthRoutes(app, { db: deps.db, stalls: deps.stalls });
   registerMetricsRoute(app, deps.registry);
   return app;
 }

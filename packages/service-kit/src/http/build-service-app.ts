@@ -1,3 +1,4 @@
+import type { StallWatch } from '@outbox-inbox/outbox';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -6,10 +7,12 @@ import type { Registry } from 'prom-client';
 import { registerHealthRoutes } from '../health/health-routes.ts';
 import { registerMetricsRoute } from '../metrics/metrics-route.ts';
 import { installErrorHandling } from './error-handling.ts';
+import { installApiDocs } from './api-docs.ts';
+import { installTraceContext } from './trace-requests.ts';
 import { installStrictValidation } from './validator.ts';
 
 /**
- * A service's API without its domain routes: request ids, strict validation, problem+json
+ * A service's API without its domain routes: request ids, W3C trace context, API docs at /docs, strict validation, problem+json
  * errors, health and metrics, so every service answers these the same way. The service
  * registers its own routes on the returned instance.
  */
@@ -20,6 +23,15 @@ export function buildServiceApp<DB>(deps: {
   readonly registry: Registry;
   /** Largest accepted request body, bytes; 16 KiB when unset. */
   readonly bodyLimit?: number | undefined;
+  /** Stall reports of the workers in this process, shown by /health/ready. */
+  readonly stalls?: StallWatch | undefined;
+  /** The title of the API docs at /docs (the service's name). */
+  readonly title?: string | undefined;
+  /**
+   * Registers the service's own routes. Routes added here are in the API docs and the
+   * request metrics; routes added to the returned instance afterwards are in neither.
+   */
+  readonly routes?: ((app: FastifyInstance) => void) | undefined;
 }): FastifyInstance {
   // Typed as fastify's logger interface so the instance is a plain FastifyInstance.
   const loggerInstance: FastifyBaseLogger = deps.logger;
@@ -34,9 +46,16 @@ export function buildServiceApp<DB>(deps: {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  installTraceContext(app);
+  installApiDocs(app, { title: deps.title ?? 'service API' });
   installStrictValidation(app);
   installErrorHandling(app);
-  registerHealthRoutes(app, { db: deps.db });
-  registerMetricsRoute(app, deps.registry);
+  // Registered as a plugin so that it loads after the docs' plugin, which sees only the
+  // routes declared after it has loaded.
+  void app.register(async (api) => {
+    registerHealthRoutes(api, { db: deps.db, stalls: deps.stalls });
+    registerMetricsRoute(api, deps.registry);
+    deps.routes?.(api);
+  });
   return app;
 }

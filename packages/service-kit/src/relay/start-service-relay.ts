@@ -2,13 +2,13 @@ import {
   startRelay,
   type OutboxMetrics,
   type OutboxTables,
+  type RelayHooks,
   type Worker,
 } from '@outbox-inbox/outbox';
 import type { Kafka } from 'kafkajs';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config/service-config.ts';
-import { crashAfterPublishHook } from './crash-after-publish.ts';
 
 export interface ServiceRelayDeps<DB extends OutboxTables> {
   readonly db: Kysely<DB>;
@@ -16,12 +16,16 @@ export interface ServiceRelayDeps<DB extends OutboxTables> {
   readonly logger: Logger;
   readonly metrics: OutboxMetrics;
   readonly config: ServiceConfig;
+  /** From the caller of the service's start function (see ServiceHooks); none in production. */
+  readonly hooks?: RelayHooks | undefined;
 }
 
 /**
  * The `relay` role of any service: publishes its outbox with the shared RELAY_* settings, woken
  * by NOTIFY on its own connection, under the client id `<KAFKA_CLIENT_ID>-relay`. Which topics
- * it publishes to is decided by the rows the service enqueues, not here.
+ * it publishes to is decided by the rows the service enqueues, not here. Its producer never asks
+ * the broker to create a topic: the service's migrate provisions them as the contracts declare,
+ * and a row for any other topic is set aside (FAILED) where an operator sees it.
  */
 export async function startServiceRelay<DB extends OutboxTables>(
   deps: ServiceRelayDeps<DB>,
@@ -38,7 +42,8 @@ export async function startServiceRelay<DB extends OutboxTables>(
       pollIntervalMs: deps.config.relay.pollIntervalMs,
       notify: deps.config.relay.notify,
       clientId: `${deps.config.kafkaClientId}-relay`,
-      hooks: crashAfterPublishHook(deps.config.relay.crashAfterPublish, logger),
+      allowAutoTopicCreation: false,
+      hooks: deps.hooks ?? {},
     },
   });
 }

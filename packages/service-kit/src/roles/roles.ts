@@ -2,6 +2,12 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/env-reader.ts';
 
 /**
+ * The role that serves a service's HTTP API (on PORT); a process without it serves health and
+ * metrics on OPS_PORT instead.
+ */
+export const API_ROLE = 'api';
+
+/**
  * The roles this process runs: `--roles api,relay` on the command line, else `ROLES` in the
  * environment, else all of them (the simple one-process deployment).
  */

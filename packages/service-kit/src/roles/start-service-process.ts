@@ -8,6 +8,7 @@ import type { ServiceConfig } from '../config/service-config.ts';
 import { createDatabase } from '../database/create-database.ts';
 import { buildOpsApp } from '../http/build-ops-app.ts';
 import { createKafka } from '../infrastructure/kafka.ts';
+import type { HttpHooks } from '../service/service-hooks.ts';
 import { startInOrder, type Stoppable } from './roles.ts';
 
 /** What a service's roles share inside one process. */
@@ -17,6 +18,7 @@ export interface ServiceContext<DB> {
   readonly kafka: Kafka | undefined;
   /** Served at /metrics by the api (or ops) server. */
   readonly registry: Registry;
+  /** The workers report stalls to `metrics.stalls`; give it to the api's health route. */
   readonly metrics: OutboxMetrics;
 }
 
@@ -38,6 +40,8 @@ export async function startServiceProcess<DB extends OutboxTables>(options: {
   workers: (context: ServiceContext<DB>) => readonly (() => Promise<Stoppable>)[];
   /** Builds the api role's app; undefined when this process runs no api. */
   api: ((context: ServiceContext<DB>) => FastifyInstance) | undefined;
+  /** The api's hooks (a test harness's; none in a deployment). */
+  httpHooks?: HttpHooks | undefined;
 }): Promise<RunningService> {
   const { config, logger, api } = options;
   const db = createDatabase<DB>({
@@ -47,7 +51,7 @@ export async function startServiceProcess<DB extends OutboxTables>(options: {
   });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const metrics = createOutboxMetrics(registry, db);
+  const metrics = createOutboxMetrics(registry, db, { stallAfterMs: config.stallAfterMs });
   const kafka = options.needsKafka
     ? createKafka({ clientId: config.kafkaClientId, brokers: config.kafkaBrokers, logger })
     : undefined;
@@ -61,6 +65,14 @@ export async function startServiceProcess<DB extends OutboxTables>(options: {
       ? [
           async () => {
             const app = api(context);
+            const beforeReply = options.httpHooks?.beforeReply;
+            if (beforeReply !== undefined) {
+              app.addHook('onSend', async (request, reply, payload) => {
+                const route = request.routeOptions.url ?? request.url;
+                await beforeReply({ method: request.method, route, statusCode: reply.statusCode });
+                return payload;
+              });
+            }
             url = await app.listen({ host: config.host, port: config.port });
             return { stop: () => app.close() };
           },
@@ -69,7 +81,12 @@ export async function startServiceProcess<DB extends OutboxTables>(options: {
     ...(api === undefined && config.opsPort !== undefined
       ? [
           async () => {
-            const app = buildOpsApp({ db, logger: logger.child({ role: 'ops' }), registry });
+            const app = buildOpsApp({
+              db,
+              logger: logger.child({ role: 'ops' }),
+              registry,
+              stalls: metrics.stalls,
+            });
             url = await app.listen({ host: config.host, port: config.opsPort });
             return { stop: () => app.close() };
           },

@@ -1,0 +1,45 @@
+import {
+  createRetentionMetrics,
+  startRetentionJob,
+  type OutboxTables,
+  type RetentionTable,
+  type Worker,
+} from '@outbox-inbox/outbox';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { ServiceConfig } from '../config/service-config.ts';
+
+export interface ServiceRetentionDeps<DB extends OutboxTables> {
+  readonly db: Kysely<DB>;
+  readonly logger: Logger;
+  readonly registry: Registry;
+  readonly config: ServiceConfig;
+  /** The service's own tables and their windows (order-service: its idempotency keys). */
+  readonly tables?: readonly RetentionTable[];
+}
+
+/**
+ * The `retention` role of any service: the library's retention job with the RETENTION_*
+ * windows, every RETENTION_INTERVAL_SECONDS, under the retention lock (one instance at a
+ * time), reporting `outbox_retention_*` metrics in the process's registry.
+ */
+export async function startServiceRetention<DB extends OutboxTables>(
+  deps: ServiceRetentionDeps<DB>,
+): Promise<Worker> {
+  const { retention } = deps.config;
+  return startRetentionJob({
+    db: deps.db,
+    logger: deps.logger.child({ role: 'retention' }),
+    metrics: createRetentionMetrics(deps.registry),
+    intervalMs: retention.intervalMs,
+    retention: {
+      olderThan: retention.outboxWindowMs,
+      processedEventsOlderThan: retention.processedEventWindowMs,
+      inboxOlderThan: retention.inboxWindowMs,
+      parkedOlderThan: retention.parkedWindowMs,
+      tables: deps.tables ?? [],
+      batchSize: retention.batchSize,
+    },
+  });
+}

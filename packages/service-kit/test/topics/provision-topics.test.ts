@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { Stack } from '@outbox-inbox/infra';
+import type {} from '@outbox-inbox/infra/vitest-global-setup';
+import { ConfigResourceTypes, Kafka, logLevel, type Admin } from 'kafkajs';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { provisionTopics, TopicProvisioningError } from '../../src/index.ts';
+
+const logger = pino({ level: 'silent' });
+let admin: Admin;
+
+beforeAll(async () => {
+  const stack = Stack.open(inject('stackName'));
+  admin = new Kafka({
+    clientId: 'provision-test',
+    brokers: stack.kafkaBrokers,
+    logLevel: logLevel.NOTHING,
+  }).admin();
+  await admin.connect();
+});
+afterAll(() => admin.disconnect());
+
+function declared(partitions = 4) {
+  return {
+    name: `provision-${randomUUID().slice(0, 8)}`,
+    partitions,
+    replicationFactor: 3,
+    minInsyncReplicas: 2,
+    configs: { 'retention.ms': '3600000', 'message.timestamp.type': 'CreateTime' },
+  };
+}
+
+async function configOf(topic: string, name: string): Promise<string | undefined> {
+  const described = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: [name] }],
+  });
+  return described.resources[0]?.configEntries.find((entry) => entry.configName === name)
+    ?.configValue;
+}
+
+describe('provisionTopics', () => {
+  it('creates a missing topic as declared, with the replication of a one-broker cluster', async () => {
+    const spec = declared();
+    const result = await provisionTopics(admin, [spec], { logger });
+    expect(result.created).toEqual([spec.name]);
+    const { topics } = await admin.fetchTopicMetadata({ topics: [spec.name] });
+    expect(topics[0]?.partitions).toHaveLength(4);
+    expect(topics[0]?.partitions.every((p) => p.replicas.length === 1)).toBe(true);
+    expect(await configOf(spec.name, 'retention.ms')).toBe('3600000');
+    expect(await configOf(spec.name, 'min.insync.replicas')).toBe('1');
+    // A second run (every migrate) changes nothing.
+    expect(await provisionTopics(admin, [spec], { logger })).toEqual({
+      created: [],
+      updated: [],
+      unchanged: [spec.name],
+    });
+  });
+
+  it('sets drifted configs back to the declaration', async () => {
+    const spec = declared();
+    await provisionTopics(admin, [spec], { logger });
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: spec.name,
+          configEntries: [{ name: 'retention.ms', value: '60000' }],
+        },
+      ],
+    });
+    const result = await provisionTopics(admin, [spec], { logger });
+    expect(result.updated).toEqual([spec.name]);
+    expect(await configOf(spec.name, 'retention.ms')).toBe('3600000');
+  });
+
+  it('refuses a topic that exists with fewer partitions than declared', async () => {
+    const spec = declared(6);
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [{ topic: spec.name, numPartitions: 2 }],
+    });
+    const error = await provisionTopics(admin, [spec], { logger }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TopicProvisioningError);
+    expect(String(error)).toMatch(/has 2 partitions, the contract declares 6/);
+  });
+
+  it('refuses a replication factor above the broker count before creating anything', async () => {
+    const spec = declared();
+    const error = await provisionTopics(admin, [spec], { logger, replicationFactor: 3 }).catch(
+      (e: unknown) => e,
+    );
+    expect(String(error)).toMatch(/replication factor 3 is above the cluster's 1 broker/);
+    expect(await admin.listTopics()).not.toContain(spec.name);
+  });
+});
