@@ -1,3 +1,4 @@
+import type { StallWatch } from '@outbox-inbox/outbox';
 import { buildServiceApp } from '@outbox-inbox/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -13,8 +14,8 @@ export interface OrderAppDeps {
   readonly registry: Registry;
   /** Largest accepted request body, bytes. */
   readonly bodyLimit?: number;
-  /** BENCHMARK ONLY: create orders without their outbox row (see `BENCHMARK_SKIP_OUTBOX`). */
-  readonly benchmarkSkipOutbox?: boolean;
+  /** The process's workers' stall reports, shown by /health/ready. */
+  readonly stalls?: StallWatch;
 }
 
 /**
@@ -23,10 +24,9 @@ export interface OrderAppDeps {
  * health and metrics come from service-kit; the order routes are this service's own.
  */
 export function buildApp(deps: OrderAppDeps): FastifyInstance {
-  const app = buildServiceApp(deps);
-  registerOrderRoutes(app, {
-    db: deps.db,
-    benchmarkSkipOutbox: deps.benchmarkSkipOutbox ?? false,
+  return buildServiceApp({
+    ...deps,
+    title: 'order-service',
+    routes: (app) => registerOrderRoutes(app, { db: deps.db }),
   });
-  return app;
 }

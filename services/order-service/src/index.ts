@@ -1,6 +1,7 @@
+export { orderService } from './order-service.ts';
 export { buildApp } from './app.ts';
 export type { OrderAppDeps } from './app.ts';
-export { parseConfig } from './config.ts';
+export { parseConfig, readConfig } from './config.ts';
 export type { OrderServiceConfig } from './config.ts';
 export { migrateDatabase, migrateToLatest, orderMigrations } from './database/migrations.ts';
 export type { OrderDatabase, OrderRow, OrderStatus, PaymentStatus } from './database/schema.ts';
@@ -10,4 +11,7 @@ export { PAYMENT_CONSUMER_NAME, startPaymentConsumer } from './consumer/start-pa
 export { startOrderRelay } from './relay/start-order-relay.ts';
 export { orderRoles, rolesNeedKafka, startOrderService } from './roles.ts';
 export type { OrderRole, RunningOrderService } from './roles.ts';
-export type { OrderView, OrderPage } from './orders/order-schemas.ts';
+export { insertOrderRow } from './orders/insert-order-row.ts';
+export { toOrderView } from './orders/order-view.ts';
+export { CreateOrderBody, IdempotencyHeaders, OrderView } from './orders/order-schemas.ts';
+export type { OrderDetails, OrderPage, JourneyStep } from './orders/order-schemas.ts';

@@ -1,14 +1,9 @@
 #!/usr/bin/env node
-/** `node src/migrate.ts`: brings DATABASE_URL to the latest schema, then exits. */
-import { createEnvReader, createLogger } from '@outbox-inbox/service-kit';
-import { migrateDatabase } from './database/migrations.ts';
+/**
+ * `node src/migrate.ts`: brings DATABASE_URL to the latest schema and provisions the Kafka topics
+ * this service publishes to (on KAFKA_BROKERS, when set), then exits.
+ */
+import { runMigrateMain } from '@outbox-inbox/service-kit';
+import { orderService } from './order-service.ts';
 
-const logger = createLogger({ service: 'order-service', level: 'info' });
-try {
-  const url = createEnvReader(process.env).url('DATABASE_URL', ['postgres', 'postgresql']);
-  await migrateDatabase({ url, logger });
-  logger.info('order-service database is up to date');
-} catch (error) {
-  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-  process.exitCode = 1;
-}
+await runMigrateMain(orderService, process.env);

@@ -1,12 +1,16 @@
-import { startServiceProcess, type RunningService } from '@outbox-inbox/service-kit';
-import type { Logger } from 'pino';
+import {
+  startServiceProcess,
+  type RunningService,
+  type StartServiceOptions,
+} from '@outbox-inbox/service-kit';
 import { buildApp } from './app.ts';
 import type { OrderServiceConfig } from './config.ts';
 import { startPaymentConsumer } from './consumer/start-payment-consumer.ts';
 import type { OrderDatabase } from './database/schema.ts';
 import { startOrderRelay } from './relay/start-order-relay.ts';
+import { startOrderRetention } from './retention/start-order-retention.ts';
 
-export const orderRoles = ['api', 'relay', 'consumer'] as const;
+export const orderRoles = ['api', 'relay', 'consumer', 'retention'] as const;
 export type OrderRole = (typeof orderRoles)[number];
 
 export function rolesNeedKafka(roles: readonly OrderRole[]): boolean {
@@ -20,40 +24,46 @@ export type RunningOrderService = RunningService;
  * `stop()` stops accepting requests first, then lets the workers finish their batch, then
  * closes the pool.
  */
-export async function startOrderService(options: {
-  config: OrderServiceConfig;
-  roles: readonly OrderRole[];
-  logger: Logger;
-}): Promise<RunningOrderService> {
-  const { config, roles, logger } = options;
+export async function startOrderService(
+  options: StartServiceOptions<OrderRole, OrderServiceConfig>,
+): Promise<RunningOrderService> {
+  const { config, roles, logger, hooks } = options;
   const running = await startServiceProcess<OrderDatabase>({
     config,
     logger,
     needsKafka: rolesNeedKafka(roles),
-    workers: ({ db, kafka, metrics }) => [
+    httpHooks: hooks?.http,
+    workers: ({ db, kafka, metrics, registry }) => [
       ...(kafka && roles.includes('relay')
-        ? [() => startOrderRelay({ db, kafka, logger, metrics, config })]
+        ? [() => startOrderRelay({ db, kafka, logger, metrics, config, hooks: hooks?.relay })]
         : []),
       ...(kafka && roles.includes('consumer')
         ? [
             () =>
-              startPaymentConsumer({ db, kafka, logger, metrics, groupId: config.consumerGroupId }),
+              startPaymentConsumer({
+                db,
+                kafka,
+                logger,
+                metrics,
+                groupId: config.consumerGroupId,
+                hooks: hooks?.dedupConsumer,
+              }),
           ]
+        : []),
+      ...(roles.includes('retention')
+        ? [() => startOrderRetention({ db, logger, registry, config })]
         : []),
     ],
     api: roles.includes('api')
-      ? ({ db, registry }) =>
+      ? ({ db, registry, metrics }) =>
           buildApp({
             db,
             logger: logger.child({ role: 'api' }),
             registry,
-            benchmarkSkipOutbox: config.benchmarkSkipOutbox,
+            stalls: metrics.stalls,
           })
       : undefined,
   });
-  if (config.benchmarkSkipOutbox && roles.includes('api')) {
-    logger.warn('BENCHMARK_SKIP_OUTBOX=true: orders are created WITHOUT their outbox events');
-  }
   logger.info({ roles, url: running.url }, 'order-service started');
   return running;
 }

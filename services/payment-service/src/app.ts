@@ -1,3 +1,4 @@
+import type { StallWatch } from '@outbox-inbox/outbox';
 import { buildServiceApp } from '@outbox-inbox/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -13,6 +14,8 @@ export interface PaymentAppDeps {
   readonly registry: Registry;
   /** Largest accepted request body, bytes. */
   readonly bodyLimit?: number;
+  /** The process's workers' stall reports, shown by /health/ready. */
+  readonly stalls?: StallWatch;
 }
 
 /**
@@ -21,7 +24,9 @@ export interface PaymentAppDeps {
  * health and metrics come from service-kit; the payment routes are this service's own.
  */
 export function buildApp(deps: PaymentAppDeps): FastifyInstance {
-  const app = buildServiceApp(deps);
-  registerPaymentRoutes(app, { db: deps.db });
-  return app;
+  return buildServiceApp({
+    ...deps,
+    title: 'payment-service',
+    routes: (app) => registerPaymentRoutes(app, { db: deps.db }),
+  });
 }

@@ -1,4 +1,10 @@
-import { createEnvReader, readServiceConfig, type ServiceConfig } from '@outbox-inbox/service-kit';
+import { DEFAULT_INBOX_PROCESSOR_OPTIONS } from '@outbox-inbox/outbox';
+import {
+  createEnvReader,
+  readServiceConfig,
+  type EnvReader,
+  type ServiceConfig,
+} from '@outbox-inbox/service-kit';
 
 /** The shared settings (database, Kafka, HTTP, relay; see service-kit) plus payment-service's own. */
 export interface PaymentServiceConfig extends ServiceConfig {
@@ -7,6 +13,8 @@ export interface PaymentServiceConfig extends ServiceConfig {
     /** LISTEN for the inbox writer's NOTIFY; false leaves the processor on polling alone. */
     readonly notify: boolean;
     readonly maxAttempts: number;
+    /** Longest one handler attempt may run before it fails (and counts as an attempt). */
+    readonly handlerTimeoutMs: number;
   };
   readonly payments: {
     /** Orders above this amount (minor units) fail: the simulated gateway's deterministic rule. */
@@ -20,11 +28,10 @@ export interface PaymentServiceConfig extends ServiceConfig {
  * Reads the configuration once, at start-up. Throws a ConfigError naming the first bad
  * variable. Kafka settings are required only when a role that needs Kafka runs.
  */
-export function parseConfig(
-  env: NodeJS.ProcessEnv,
+export function readConfig(
+  read: EnvReader,
   options: { needsKafka: boolean },
 ): PaymentServiceConfig {
-  const read = createEnvReader(env);
   return Object.freeze({
     ...readServiceConfig(read, {
       name: 'payment-service',
@@ -32,13 +39,29 @@ export function parseConfig(
       needsKafka: options.needsKafka,
     }),
     processor: Object.freeze({
-      concurrency: read.integer('PROCESSOR_CONCURRENCY', { default: 2, min: 1, max: 64 }),
+      // The provider call holds no connection (see handle-order-created.ts): a worker waiting on
+      // it costs a promise, and the workers bound the calls in flight.
+      concurrency: read.integer('PROCESSOR_CONCURRENCY', { default: 16, min: 1, max: 64 }),
       notify: read.oneOf('PROCESSOR_NOTIFY', ['true', 'false'], 'true') === 'true',
       maxAttempts: read.integer('PROCESSOR_MAX_ATTEMPTS', { default: 5, min: 1, max: 100 }),
+      // Below the processor's statement timeout, which also ends an idle handler transaction.
+      handlerTimeoutMs: read.integer('PROCESSOR_HANDLER_TIMEOUT_MS', {
+        default: DEFAULT_INBOX_PROCESSOR_OPTIONS.handlerTimeoutMs,
+        min: 100,
+        max: DEFAULT_INBOX_PROCESSOR_OPTIONS.statementTimeoutMs - 1,
+      }),
     }),
     payments: Object.freeze({
       amountLimit: read.integer('PAYMENT_AMOUNT_LIMIT', { default: 100_000, min: 0 }),
       latencyMs: read.integer('PAYMENT_LATENCY_MS', { default: 0, min: 0, max: 60_000 }),
     }),
   });
+}
+
+/** {@link readConfig} from an environment (`process.env`, or a test's own). */
+export function parseConfig(
+  env: NodeJS.ProcessEnv,
+  options: { needsKafka: boolean },
+): PaymentServiceConfig {
+  return readConfig(createEnvReader(env), options);
 }

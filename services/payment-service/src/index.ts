@@ -1,6 +1,7 @@
+export { paymentService } from './payment-service.ts';
 export { buildApp } from './app.ts';
 export type { PaymentAppDeps } from './app.ts';
-export { parseConfig } from './config.ts';
+export { parseConfig, readConfig } from './config.ts';
 export type { PaymentServiceConfig } from './config.ts';
 export { migrateDatabase, migrateToLatest, paymentMigrations } from './database/migrations.ts';
 export type { PaymentDatabase, PaymentRow, PaymentStatus } from './database/schema.ts';
@@ -8,7 +9,8 @@ export { paymentStatuses } from './database/schema.ts';
 export { decidePayment } from './payments/decide-payment.ts';
 export type { PaymentDecision } from './payments/decide-payment.ts';
 export { handleOrderCreated } from './payments/handle-order-created.ts';
-export type { PaymentRules } from './payments/handle-order-created.ts';
+export { simulatedGateway } from './payments/payment-gateway.ts';
+export type { ChargeRequest, PaymentGateway, PaymentRules } from './payments/payment-gateway.ts';
 export { handleOrderCancelled } from './payments/handle-order-cancelled.ts';
 export { startOrderInbox } from './inbox/start-order-inbox.ts';
 export { startPaymentProcessor } from './inbox/start-payment-processor.ts';

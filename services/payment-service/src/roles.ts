@@ -1,5 +1,9 @@
-import { startServiceProcess, type RunningService } from '@outbox-inbox/service-kit';
-import type { Logger } from 'pino';
+import {
+  startServiceProcess,
+  startServiceRetention,
+  type RunningService,
+  type StartServiceOptions,
+} from '@outbox-inbox/service-kit';
 import { buildApp } from './app.ts';
 import type { PaymentServiceConfig } from './config.ts';
 import type { PaymentDatabase } from './database/schema.ts';
@@ -7,7 +11,7 @@ import { startOrderInbox } from './inbox/start-order-inbox.ts';
 import { startPaymentProcessor } from './inbox/start-payment-processor.ts';
 import { startPaymentRelay } from './relay/start-payment-relay.ts';
 
-export const paymentRoles = ['api', 'relay', 'consumer', 'processor'] as const;
+export const paymentRoles = ['api', 'relay', 'consumer', 'processor', 'retention'] as const;
 export type PaymentRole = (typeof paymentRoles)[number];
 
 export function rolesNeedKafka(roles: readonly PaymentRole[]): boolean {
@@ -21,29 +25,50 @@ export type RunningPaymentService = RunningService;
  * `stop()` stops accepting requests first, then lets the workers finish their unit of work,
  * then closes the pool.
  */
-export async function startPaymentService(options: {
-  config: PaymentServiceConfig;
-  roles: readonly PaymentRole[];
-  logger: Logger;
-}): Promise<RunningPaymentService> {
-  const { config, roles, logger } = options;
+export async function startPaymentService(
+  options: StartServiceOptions<PaymentRole, PaymentServiceConfig>,
+): Promise<RunningPaymentService> {
+  const { config, roles, logger, hooks } = options;
   const running = await startServiceProcess<PaymentDatabase>({
     config,
     logger,
     needsKafka: rolesNeedKafka(roles),
-    workers: ({ db, kafka, metrics }) => [
+    httpHooks: hooks?.http,
+    workers: ({ db, kafka, metrics, registry }) => [
       ...(kafka && roles.includes('relay')
-        ? [() => startPaymentRelay({ db, kafka, logger, metrics, config })]
+        ? [() => startPaymentRelay({ db, kafka, logger, metrics, config, hooks: hooks?.relay })]
         : []),
       ...(roles.includes('processor')
-        ? [() => startPaymentProcessor({ db, logger, metrics, config })]
+        ? [
+            () =>
+              startPaymentProcessor({ db, logger, metrics, config, hooks: hooks?.inboxProcessor }),
+          ]
         : []),
       ...(kafka && roles.includes('consumer')
-        ? [() => startOrderInbox({ db, kafka, logger, metrics, groupId: config.consumerGroupId })]
+        ? [
+            () =>
+              startOrderInbox({
+                db,
+                kafka,
+                logger,
+                metrics,
+                groupId: config.consumerGroupId,
+                hooks: hooks?.inboxWriter,
+              }),
+          ]
+        : []),
+      ...(roles.includes('retention')
+        ? [() => startServiceRetention({ db, logger, registry, config })]
         : []),
     ],
     api: roles.includes('api')
-      ? ({ db, registry }) => buildApp({ db, logger: logger.child({ role: 'api' }), registry })
+      ? ({ db, registry, metrics }) =>
+          buildApp({
+            db,
+            logger: logger.child({ role: 'api' }),
+            registry,
+            stalls: metrics.stalls,
+          })
       : undefined,
   });
   logger.info({ roles, url: running.url }, 'payment-service started');

@@ -1,7 +1,9 @@
 import { isEvent } from '@outbox-inbox/contracts';
-import type { ReceivedEvent } from '@outbox-inbox/outbox';
+import { traceOf, type ReceivedEvent } from '@outbox-inbox/outbox';
 import type { Transaction, Updateable } from 'kysely';
+import type { Logger } from 'pino';
 import type { OrderDatabase, OrderStatus, OrdersTable } from '../database/schema.ts';
+import { recordOrderHistory } from '../history/record-order-history.ts';
 
 type OrderChange = (current: OrderStatus) => Updateable<OrdersTable>;
 
@@ -51,6 +53,7 @@ function parse(event: ReceivedEvent): { orderId: string; change: OrderChange } |
 export async function applyPaymentEvent(
   trx: Transaction<OrderDatabase>,
   event: ReceivedEvent,
+  logger?: Logger,
 ): Promise<void> {
   // The consumer validated the payload against its contract; unknown types are ignored.
   const parsed = parse(event);
@@ -65,10 +68,26 @@ export async function applyPaymentEvent(
   if (!order) return;
   const change = parsed.change(order.status);
   // A refund is final: a replayed PaymentCompleted (e.g. after an outbox replay) never undoes it.
-  if (order.payment_status === 'REFUNDED' && change.payment_status !== 'REFUNDED') return;
-  await trx
-    .updateTable('orders')
-    .set({ ...change, updated_at: new Date() })
-    .where('id', '=', parsed.orderId)
-    .execute();
+  const after =
+    order.payment_status === 'REFUNDED' && change.payment_status !== 'REFUNDED'
+      ? order
+      : await trx
+          .updateTable('orders')
+          .set({ ...change, updated_at: new Date() })
+          .where('id', '=', parsed.orderId)
+          .returning(['status', 'payment_status'])
+          .executeTakeFirstOrThrow();
+  // Every applied event is a step of the journey, also one that changed nothing: a second
+  // application of the same event would otherwise be invisible behind the rules above.
+  await recordOrderHistory(trx, { id: parsed.orderId, ...after }, event);
+  // The last hop of the order's trace: the id the POST /orders request started.
+  logger?.info(
+    {
+      traceId: traceOf(event.headers)?.traceId,
+      orderId: parsed.orderId,
+      eventType: event.eventType,
+      status: after.status,
+    },
+    'payment event applied to its order',
+  );
 }

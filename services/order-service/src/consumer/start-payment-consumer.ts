@@ -1,5 +1,10 @@
 import { topics, validate } from '@outbox-inbox/contracts';
-import { startDedupConsumer, type OutboxMetrics, type Worker } from '@outbox-inbox/outbox';
+import {
+  startDedupConsumer,
+  type DedupConsumerHooks,
+  type OutboxMetrics,
+  type Worker,
+} from '@outbox-inbox/outbox';
 import type { Kafka } from 'kafkajs';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -20,18 +25,21 @@ export async function startPaymentConsumer(deps: {
   logger: Logger;
   metrics: OutboxMetrics;
   groupId: string;
+  hooks?: DedupConsumerHooks | undefined;
 }): Promise<Worker> {
+  const logger = deps.logger.child({ role: 'consumer' });
   return startDedupConsumer({
     db: deps.db,
     kafka: deps.kafka,
-    logger: deps.logger.child({ role: 'consumer' }),
+    logger,
     metrics: deps.metrics,
+    ...(deps.hooks ? { hooks: deps.hooks } : {}),
     options: {
       groupId: deps.groupId,
       topics: [topics.paymentEvents],
       consumerName: PAYMENT_CONSUMER_NAME,
       validate: (event) => validate(event.eventType, event.payload),
     },
-    handle: applyPaymentEvent,
+    handle: (trx, event) => applyPaymentEvent(trx, event, logger),
   });
 }

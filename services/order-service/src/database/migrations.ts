@@ -34,8 +34,33 @@ const orders0001: Migration = {
   },
 };
 
+/**
+ * The order's journey: one row per event the order emitted (OrderCreated, OrderCancelled) or
+ * applied (Payment*), written in the same transaction as the change. Deliberately without a
+ * UNIQUE on event_id: if a payment event were ever applied twice, the second row must show,
+ * not be silently refused (the resilience suite counts them).
+ */
+const orderHistory0002: Migration = {
+  async up(db) {
+    await sql`CREATE TABLE order_history (
+      seq             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      order_id        uuid NOT NULL REFERENCES orders(id),
+      event_id        uuid NOT NULL,
+      event_type      text NOT NULL,
+      status          text NOT NULL,
+      payment_status  text,
+      recorded_at     timestamptz NOT NULL DEFAULT now()
+    )`.execute(db);
+    await sql`CREATE INDEX ix_order_history_order ON order_history(order_id, seq)`.execute(db);
+  },
+  async down(db) {
+    await sql`DROP TABLE order_history`.execute(db);
+  },
+};
+
 export const orderMigrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0001-orders': orders0001,
+  '0002-order-history': orderHistory0002,
 });
 
 /**

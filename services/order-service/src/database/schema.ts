@@ -35,9 +35,21 @@ export interface IdempotencyKeyTable {
   created_at: Timestamp;
 }
 
+/** One step of an order's journey: an event it emitted or applied, and the state after it. */
+export interface OrderHistoryTable {
+  seq: Generated<string>;
+  order_id: string;
+  event_id: string;
+  event_type: string;
+  status: OrderStatus;
+  payment_status: PaymentStatus | null;
+  recorded_at: Timestamp;
+}
+
 export interface OrderDatabase extends OutboxTables {
   orders: OrdersTable;
   idempotency_key: IdempotencyKeyTable;
+  order_history: OrderHistoryTable;
 }
 
 export type OrderRow = Selectable<OrdersTable>;

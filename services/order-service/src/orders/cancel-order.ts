@@ -4,9 +4,10 @@ import {
   topics,
   type OrderCancelled,
 } from '@outbox-inbox/contracts';
-import { enqueue } from '@outbox-inbox/outbox';
+import { enqueue, traceHeaders, type TraceContext } from '@outbox-inbox/outbox';
 import type { Kysely } from 'kysely';
 import type { OrderDatabase, OrderRow } from '../database/schema.ts';
+import { recordOrderHistory } from '../history/record-order-history.ts';
 
 /**
  * Cancels an order and emits OrderCancelled through the outbox; payment-service refunds the
@@ -16,6 +17,8 @@ import type { OrderDatabase, OrderRow } from '../database/schema.ts';
 export async function cancelOrder(
   db: Kysely<OrderDatabase>,
   orderId: string,
+  /** The request's trace: OrderCancelled and the refund it causes continue it. */
+  trace?: TraceContext,
 ): Promise<OrderRow | undefined> {
   return db.transaction().execute(async (trx) => {
     // The row lock serialises a cancel with a concurrent payment result for the same order.
@@ -37,14 +40,16 @@ export async function cancelOrder(
       orderId,
       cancelledAt: cancelled.updated_at.toISOString(),
     };
-    await enqueue(trx, {
+    const { eventId } = await enqueue(trx, {
       eventType: 'OrderCancelled',
       aggregateType: aggregateTypes.order,
       aggregateId: orderId,
       topic: topics.orderEvents,
       partitionKey: orderId,
       payload,
+      headers: traceHeaders(trace),
     });
+    await recordOrderHistory(trx, cancelled, { eventId, eventType: 'OrderCancelled' });
     return cancelled;
   });
 }

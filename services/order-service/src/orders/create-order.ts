@@ -1,9 +1,11 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { aggregateTypes, schemaVersion, topics, type OrderCreated } from '@outbox-inbox/contracts';
-import { enqueue } from '@outbox-inbox/outbox';
+import { enqueue, traceHeaders, type TraceContext } from '@outbox-inbox/outbox';
 import { HttpError } from '@outbox-inbox/service-kit';
 import type { Kysely, Transaction } from 'kysely';
 import type { OrderDatabase } from '../database/schema.ts';
+import { recordOrderHistory } from '../history/record-order-history.ts';
+import { insertOrderRow } from './insert-order-row.ts';
 import type { CreateOrderBody, OrderView } from './order-schemas.ts';
 import { toOrderView } from './order-view.ts';
 
@@ -20,28 +22,12 @@ function requestHash(body: CreateOrderBody): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-export interface CreateOrderOptions {
-  /** BENCHMARK ONLY (`pnpm bench` B4): skip the outbox row to price it. Breaks R-DIST-OBX-1. */
-  readonly benchmarkSkipOutbox?: boolean;
-}
-
 async function insertOrder(
   trx: Transaction<OrderDatabase>,
   body: CreateOrderBody,
-  options: CreateOrderOptions,
+  trace: TraceContext | undefined,
 ): Promise<OrderView> {
-  const row = await trx
-    .insertInto('orders')
-    .values({
-      id: randomUUID(),
-      customer_id: body.customerId,
-      amount: body.amount,
-      currency: body.currency,
-      status: 'PENDING',
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  if (options.benchmarkSkipOutbox === true) return toOrderView(row);
+  const row = await insertOrderRow(trx, body);
   const payload: OrderCreated = {
     schemaVersion,
     orderId: row.id,
@@ -51,14 +37,17 @@ async function insertOrder(
     createdAt: row.created_at.toISOString(),
   };
   // Same transaction as the order row (R-DIST-OBX-1): both commit, or neither does.
-  await enqueue(trx, {
+  const { eventId } = await enqueue(trx, {
     eventType: 'OrderCreated',
     aggregateType: aggregateTypes.order,
     aggregateId: row.id,
     topic: topics.orderEvents,
     partitionKey: row.id,
     payload,
+    // The request's trace travels with the event: payment-service continues it.
+    headers: traceHeaders(trace),
   });
+  await recordOrderHistory(trx, row, { eventId, eventType: 'OrderCreated' });
   return toOrderView(row);
 }
 
@@ -71,11 +60,11 @@ export async function createOrder(
   db: Kysely<OrderDatabase>,
   body: CreateOrderBody,
   idempotencyKey: string | undefined,
-  options: CreateOrderOptions = {},
+  trace?: TraceContext,
 ): Promise<CreateOrderResult> {
   return db.transaction().execute(async (trx) => {
     if (idempotencyKey === undefined) {
-      return { status: 201, body: await insertOrder(trx, body, options), replayed: false };
+      return { status: 201, body: await insertOrder(trx, body, trace), replayed: false };
     }
     const hash = requestHash(body);
     // A concurrent request with the same key blocks here until the first one commits, then
@@ -101,7 +90,7 @@ export async function createOrder(
       }
       return { status: first.response_status ?? 201, body: first.response_body, replayed: true };
     }
-    const order = await insertOrder(trx, body, options);
+    const order = await insertOrder(trx, body, trace);
     await trx
       .updateTable('idempotency_key')
       .set({ response_status: 201, response_body: JSON.stringify(order) })

@@ -10,18 +10,19 @@ import {
   CreateOrderBody,
   IdempotencyHeaders,
   ListOrdersQuery,
+  OrderDetails,
   OrderPage,
   OrderParams,
   OrderView,
 } from './order-schemas.ts';
 import { toOrderView } from './order-view.ts';
+import { readOrderJourney } from '../history/read-order-journey.ts';
 
 export function registerOrderRoutes(
   app: FastifyInstance,
-  deps: { db: Kysely<OrderDatabase>; benchmarkSkipOutbox?: boolean },
+  deps: { db: Kysely<OrderDatabase> },
 ): void {
   const { db } = deps;
-  const createOptions = { benchmarkSkipOutbox: deps.benchmarkSkipOutbox ?? false };
 
   app.post<{ Body: CreateOrderBody; Headers: { 'idempotency-key'?: string } }>(
     '/orders',
@@ -33,7 +34,7 @@ export function registerOrderRoutes(
         db,
         request.body,
         request.headers['idempotency-key'],
-        createOptions,
+        request.traceContext,
       );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(result.status).send(result.body);
@@ -44,7 +45,7 @@ export function registerOrderRoutes(
     '/orders/:id/cancel',
     { schema: { params: OrderParams, response: { 200: OrderView } } },
     async (request) => {
-      const order = await cancelOrder(db, request.params.id);
+      const order = await cancelOrder(db, request.params.id, request.traceContext);
       if (!order) throw notFound('order', request.params.id);
       return toOrderView(order);
     },
@@ -52,7 +53,7 @@ export function registerOrderRoutes(
 
   app.get<{ Params: { id: string } }>(
     '/orders/:id',
-    { schema: { params: OrderParams, response: { 200: OrderView } } },
+    { schema: { params: OrderParams, response: { 200: OrderDetails } } },
     async (request) => {
       const order = await db
         .selectFrom('orders')
@@ -60,7 +61,7 @@ export function registerOrderRoutes(
         .where('id', '=', request.params.id)
         .executeTakeFirst();
       if (!order) throw notFound('order', request.params.id);
-      return toOrderView(order);
+      return { ...toOrderView(order), journey: await readOrderJourney(db, order.id) };
     },
   );
 

@@ -5,6 +5,12 @@ const uuid = Type.String({
   pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
 });
 const status = Type.Union(orderStatuses.map((s) => Type.Literal(s)));
+const paymentStatus = Type.Union([
+  Type.Literal('PAID'),
+  Type.Literal('FAILED'),
+  Type.Literal('REFUNDED'),
+  Type.Null(),
+]);
 
 export const CreateOrderBody = Type.Object(
   {
@@ -39,18 +45,30 @@ export const OrderView = Type.Object({
   amount: Type.Integer(),
   currency: Type.String(),
   status,
-  paymentStatus: Type.Union([
-    Type.Literal('PAID'),
-    Type.Literal('FAILED'),
-    Type.Literal('REFUNDED'),
-    Type.Null(),
-  ]),
+  paymentStatus,
   paymentId: Type.Union([Type.String(), Type.Null()]),
   failureReason: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });
 export type OrderView = Static<typeof OrderView>;
+
+/** One step of the order's journey: an event it emitted or applied, and its state after it. */
+export const JourneyStep = Type.Object({
+  eventId: Type.String(),
+  eventType: Type.String(),
+  status,
+  paymentStatus,
+  at: Type.String(),
+});
+export type JourneyStep = Static<typeof JourneyStep>;
+
+/** `GET /orders/:id`: the order and its journey, oldest step first. */
+export const OrderDetails = Type.Intersect([
+  OrderView,
+  Type.Object({ journey: Type.Array(JourneyStep) }),
+]);
+export type OrderDetails = Static<typeof OrderDetails>;
 
 export const OrderPage = Type.Object({
   items: Type.Array(OrderView),

@@ -87,6 +87,27 @@ describe('applyPaymentEvent', () => {
     });
   });
 
+  it('records every applied event in the journey, also one that changed nothing', async () => {
+    const id = await orderWith('CANCELLED');
+    const paid = completed(id);
+    await apply(paid);
+    await apply(refunded(id));
+    // The same event applied twice (what a broken dedup would do) shows as two steps.
+    await apply(paid);
+    const steps = await ctx.db
+      .selectFrom('order_history')
+      .select(['event_id', 'event_type', 'payment_status'])
+      .where('order_id', '=', id)
+      .orderBy('seq')
+      .execute();
+    expect(steps.map((step) => [step.event_type, step.payment_status])).toEqual([
+      ['PaymentCompleted', 'PAID'],
+      ['PaymentRefunded', 'REFUNDED'],
+      ['PaymentCompleted', 'REFUNDED'],
+    ]);
+    expect(steps.filter((step) => step.event_id === paid.eventId)).toHaveLength(2);
+  });
+
   it('ignores events of other types and of unknown orders', async () => {
     const id = await orderWith('PENDING');
     expect(await apply({ ...completed(id), eventType: 'PaymentAuthorized' })).toMatchObject({

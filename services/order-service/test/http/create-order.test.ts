@@ -43,6 +43,9 @@ describe('POST /orders', () => {
     ['a lower-case currency', { ...validOrder, currency: 'eur' }, 'currency'],
     ['no customerId', { amount: 1, currency: 'EUR' }, 'customerId'],
     ['an unknown field', { ...validOrder, discount: 5 }, 'discount'],
+    // Text PostgreSQL cannot store: refused (it used to be a 500), or silently altered.
+    ['a NUL in customerId', { ...validOrder, customerId: 'a\u0000b' }, 'customerId'],
+    ['a lone surrogate in customerId', { ...validOrder, customerId: 'c\ud800' }, 'customerId'],
   ])(
     'refuses %s with a 400 naming the field, and writes nothing',
     async (_name, payload, field) => {

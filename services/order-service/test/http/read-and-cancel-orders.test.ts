@@ -41,6 +41,28 @@ describe('GET /orders/:id', () => {
     ]);
   });
 
+  it('shows the journey: each event the order emitted, with the state after it', async () => {
+    const { id } = await createOrder();
+    await ctx.app.inject({ method: 'POST', url: `/orders/${id}/cancel` });
+    const found = await ctx.app.inject({ method: 'GET', url: `/orders/${id}` });
+    const emitted = await ctx.db
+      .selectFrom('outbox_event')
+      .select(['event_id', 'event_type'])
+      .where('partition_key', '=', id)
+      .orderBy('id')
+      .execute();
+    expect(found.json().journey).toEqual(
+      emitted.map((event, n) => ({
+        eventId: event.event_id,
+        eventType: event.event_type,
+        status: n === 0 ? 'PENDING' : 'CANCELLED',
+        paymentStatus: null,
+        at: expect.any(String),
+      })),
+    );
+    expect(emitted.map((event) => event.event_type)).toEqual(['OrderCreated', 'OrderCancelled']);
+  });
+
   it('answers unknown routes with a problem+json 404', async () => {
     const response = await ctx.app.inject({ method: 'GET', url: '/nothing-here' });
     expect(response.statusCode).toBe(404);

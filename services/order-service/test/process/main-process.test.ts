@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Stack, findFreePort, pollUntil } from '@outbox-inbox/infra';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
+import { formatTraceparent, startTrace } from '@outbox-inbox/outbox';
 import { pino } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
 import { migrateDatabase } from '../../src/index.ts';
@@ -74,5 +77,61 @@ describe('src/main.ts', () => {
     expect(await api.exited).toBe(0);
     expect(api.output()).toContain('"reqId":"req-from-test"');
     expect(api.output()).toContain('"msg":"stopped"');
+  });
+
+  it('exports its spans over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set', async () => {
+    const exports: { path: string | undefined; type: string | undefined; body: Buffer }[] = [];
+    const collector = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        exports.push({
+          path: request.url,
+          type: request.headers['content-type'],
+          body: Buffer.concat(chunks),
+        });
+        response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const collectorPort = (collector.address() as AddressInfo).port;
+    const stack = Stack.open(inject('stackName'));
+    const url = await stack.createDatabase(`orders_otlp_${randomUUID().slice(0, 8)}`);
+    await migrateDatabase({ url, logger: pino({ level: 'silent' }) });
+    const port = await findFreePort();
+    const api = startMain(['--roles', 'api'], {
+      DATABASE_URL: url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
+    });
+    const caller = startTrace();
+    try {
+      await pollUntil(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok, {
+        timeoutMs: 30_000,
+        description: 'the api to be ready',
+      });
+      const created = await fetch(`http://127.0.0.1:${port}/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: formatTraceparent(caller) },
+        body: JSON.stringify({ customerId: 'c', amount: 10, currency: 'EUR' }),
+      });
+      expect(created.status).toBe(201);
+    } finally {
+      // Stopping flushes the spans still batched.
+      api.child.kill('SIGTERM');
+    }
+    expect(await api.exited).toBe(0);
+    collector.close();
+    const body = Buffer.concat(exports.map((one) => one.body));
+    expect(exports.map((one) => [one.path, one.type])).toContainEqual([
+      '/v1/traces',
+      'application/x-protobuf',
+    ]);
+    // Protobuf keeps strings as UTF-8 and ids as raw bytes.
+    for (const expected of ['order-service', 'POST /orders', 'enqueue order.events']) {
+      expect(body.includes(Buffer.from(expected)), expected).toBe(true);
+    }
+    expect(body.includes(Buffer.from(caller.traceId, 'hex')), 'the trace id').toBe(true);
   });
 });

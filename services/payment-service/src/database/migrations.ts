@@ -24,8 +24,32 @@ const payments0001: Migration = {
   },
 };
 
+/**
+ * Every order event the processor applied, in the handler's transaction, in the order applied.
+ * Deliberately without a UNIQUE on event_id: the handlers are idempotent by their own rules
+ * (one payment per order, refund only a completed payment), which would hide a second
+ * application; here it shows (the resilience suite counts them).
+ */
+const paymentHistory0002: Migration = {
+  async up(db) {
+    await sql`CREATE TABLE payment_history (
+      seq         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      order_id    uuid NOT NULL,
+      event_id    uuid NOT NULL,
+      event_type  text NOT NULL,
+      outcome     text NOT NULL CHECK (outcome IN ('COMPLETED', 'FAILED', 'REFUNDED', 'UNCHANGED')),
+      applied_at  timestamptz NOT NULL DEFAULT now()
+    )`.execute(db);
+    await sql`CREATE INDEX ix_payment_history_order ON payment_history(order_id, seq)`.execute(db);
+  },
+  async down(db) {
+    await sql`DROP TABLE payment_history`.execute(db);
+  },
+};
+
 export const paymentMigrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0001-payments': payments0001,
+  '0002-payment-history': paymentHistory0002,
 });
 
 /**

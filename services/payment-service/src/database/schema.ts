@@ -1,5 +1,5 @@
 import type { OutboxTables } from '@outbox-inbox/outbox';
-import type { ColumnType, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<
@@ -27,8 +27,22 @@ export interface PaymentsTable {
   refunded_at: NullableTimestamp;
 }
 
+/** What applying one order event did to the order's payment. */
+export type PaymentOutcome = PaymentStatus | 'UNCHANGED';
+
+/** One order event the processor applied, in the order applied. */
+export interface PaymentHistoryTable {
+  seq: Generated<string>;
+  order_id: string;
+  event_id: string;
+  event_type: string;
+  outcome: PaymentOutcome;
+  applied_at: Timestamp;
+}
+
 export interface PaymentDatabase extends OutboxTables {
   payments: PaymentsTable;
+  payment_history: PaymentHistoryTable;
 }
 
 export type PaymentRow = Selectable<PaymentsTable>;

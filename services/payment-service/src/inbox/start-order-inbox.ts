@@ -1,5 +1,10 @@
 import { topics, validate } from '@outbox-inbox/contracts';
-import { startInboxWriter, type OutboxMetrics, type Worker } from '@outbox-inbox/outbox';
+import {
+  startInboxWriter,
+  type InboxWriterHooks,
+  type OutboxMetrics,
+  type Worker,
+} from '@outbox-inbox/outbox';
 import type { Kafka } from 'kafkajs';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -16,12 +21,14 @@ export async function startOrderInbox(deps: {
   logger: Logger;
   metrics: OutboxMetrics;
   groupId: string;
+  hooks?: InboxWriterHooks | undefined;
 }): Promise<Worker> {
   return startInboxWriter({
     db: deps.db,
     kafka: deps.kafka,
     logger: deps.logger.child({ role: 'consumer' }),
     metrics: deps.metrics,
+    ...(deps.hooks ? { hooks: deps.hooks } : {}),
     options: {
       groupId: deps.groupId,
       topics: [topics.orderEvents],

@@ -1,10 +1,16 @@
-import { startInboxProcessor, type OutboxMetrics, type Worker } from '@outbox-inbox/outbox';
+import {
+  startInboxProcessor,
+  type InboxProcessorHooks,
+  type OutboxMetrics,
+  type Worker,
+} from '@outbox-inbox/outbox';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { PaymentServiceConfig } from '../config.ts';
 import type { PaymentDatabase } from '../database/schema.ts';
 import { handleOrderCancelled } from '../payments/handle-order-cancelled.ts';
 import { handleOrderCreated } from '../payments/handle-order-created.ts';
+import { simulatedGateway } from '../payments/payment-gateway.ts';
 
 /**
  * The `processor` role: handles inbox rows (each order's events in order, each row in its own
@@ -16,20 +22,24 @@ export async function startPaymentProcessor(deps: {
   logger: Logger;
   metrics: OutboxMetrics;
   config: PaymentServiceConfig;
+  /** From the caller of the service's start function (see ServiceHooks); none in production. */
+  hooks?: InboxProcessorHooks | undefined;
 }): Promise<Worker> {
   return startInboxProcessor({
     db: deps.db,
     logger: deps.logger.child({ role: 'processor' }),
     metrics: deps.metrics,
+    ...(deps.hooks ? { hooks: deps.hooks } : {}),
     listen: { connectionString: deps.config.databaseUrl },
     handlers: {
-      OrderCreated: handleOrderCreated(deps.config.payments),
+      OrderCreated: handleOrderCreated(simulatedGateway(deps.config.payments)),
       OrderCancelled: handleOrderCancelled(),
     },
     options: {
       concurrency: deps.config.processor.concurrency,
       notify: deps.config.processor.notify,
       maxAttempts: deps.config.processor.maxAttempts,
+      handlerTimeoutMs: deps.config.processor.handlerTimeoutMs,
     },
   });
 }

@@ -5,8 +5,9 @@ import {
   topics,
   type PaymentRefunded,
 } from '@outbox-inbox/contracts';
-import { enqueue, type InboxHandler } from '@outbox-inbox/outbox';
+import { enqueue, traceHeaders, traceOf, type InboxHandler } from '@outbox-inbox/outbox';
 import type { PaymentDatabase } from '../database/schema.ts';
+import { recordPaymentHistory } from '../history/record-payment-history.ts';
 
 /**
  * OrderCancelled → the compensation: a completed payment is refunded (PaymentRefunded through
@@ -24,7 +25,10 @@ export function handleOrderCancelled(): InboxHandler<PaymentDatabase> {
       .where('order_id', '=', cancelled.orderId)
       .forUpdate()
       .executeTakeFirst();
-    if (payment?.status !== 'COMPLETED') return;
+    if (payment?.status !== 'COMPLETED') {
+      await recordPaymentHistory(trx, cancelled.orderId, event, 'UNCHANGED');
+      return;
+    }
     const refunded = await trx
       .updateTable('payments')
       .set({ status: 'REFUNDED', refunded_at: new Date(), updated_at: new Date() })
@@ -46,6 +50,8 @@ export function handleOrderCancelled(): InboxHandler<PaymentDatabase> {
       topic: topics.paymentEvents,
       partitionKey: payment.order_id,
       payload,
+      headers: traceHeaders(traceOf(event.headers)),
     });
+    await recordPaymentHistory(trx, payment.order_id, event, 'REFUNDED');
   };
 }

@@ -1,83 +1,114 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   aggregateTypes,
   isEvent,
   schemaVersion,
   topics,
+  type OrderCreated,
   type PaymentCompleted,
   type PaymentFailed,
 } from '@outbox-inbox/contracts';
-import { enqueue, type InboxHandler } from '@outbox-inbox/outbox';
+import type { Transaction } from 'kysely';
+import {
+  enqueue,
+  traceHeaders,
+  traceOf,
+  type CallingInboxHandler,
+  type InboxEvent,
+} from '@outbox-inbox/outbox';
 import type { PaymentDatabase } from '../database/schema.ts';
-import { decidePayment } from './decide-payment.ts';
+import { recordPaymentHistory } from '../history/record-payment-history.ts';
+import type { PaymentDecision } from './decide-payment.ts';
+import type { PaymentGateway } from './payment-gateway.ts';
 
-export interface PaymentRules {
-  readonly amountLimit: number;
-  readonly latencyMs: number;
+function orderOf(event: InboxEvent): OrderCreated {
+  const order = event.payload;
+  // The inbox writer validated the payload; this narrows it (and guards a replayed row).
+  if (!isEvent('OrderCreated', order)) {
+    throw new Error(`event ${event.eventId} is not an OrderCreated`);
+  }
+  return order;
 }
 
 /**
- * OrderCreated → exactly one payment per order, and its PaymentCompleted / PaymentFailed
- * through the outbox, in the inbox row's transaction. A repeat finds the payment and does
- * nothing; two racing attempts meet the unique constraint on order_id.
+ * OrderCreated → the provider is charged, then exactly one payment per order and its
+ * PaymentCompleted / PaymentFailed go through the outbox, in the inbox row's short transaction.
+ * The provider call holds no transaction (see CallingInboxHandler); the event id is its
+ * idempotency key, so a repeat after a crash or timeout charges once. A repeat of the event
+ * finds the payment and changes nothing; two racing attempts meet the unique constraint on
+ * order_id. Either way the application is recorded in payment_history.
  */
-export function handleOrderCreated(rules: PaymentRules): InboxHandler<PaymentDatabase> {
-  return async (trx, event) => {
-    const order = event.payload;
-    // The inbox writer validated the payload; this narrows it (and guards a replayed row).
-    if (!isEvent('OrderCreated', order))
-      throw new Error(`event ${event.eventId} is not an OrderCreated`);
-    const existing = await trx
-      .selectFrom('payments')
-      .select('id')
-      .where('order_id', '=', order.orderId)
-      .executeTakeFirst();
-    if (existing) return;
+export function handleOrderCreated(
+  gateway: PaymentGateway,
+): CallingInboxHandler<PaymentDatabase, PaymentDecision> {
+  return {
+    call: (event, signal) =>
+      gateway.charge({ idempotencyKey: event.eventId, ...orderOf(event) }, signal),
+    apply: (trx, event, decision) => applyPayment(trx, orderOf(event), event, decision),
+  };
+}
 
-    // The simulated gateway call: its latency is what the inbox absorbs during a burst.
-    if (rules.latencyMs > 0) await sleep(rules.latencyMs);
-    const decision = decidePayment(order, rules);
-    const payment = await trx
-      .insertInto('payments')
-      .values({
-        id: randomUUID(),
-        order_id: order.orderId,
-        customer_id: order.customerId,
-        amount: order.amount,
-        currency: order.currency,
-        status: decision.outcome,
-        failure_reason: decision.outcome === 'FAILED' ? decision.reason : null,
-      })
-      .onConflict((oc) => oc.column('order_id').doNothing())
-      .returningAll()
-      .executeTakeFirst();
-    if (!payment) return;
+async function applyPayment(
+  trx: Transaction<PaymentDatabase>,
+  order: OrderCreated,
+  event: InboxEvent,
+  decision: PaymentDecision,
+): Promise<void> {
+  const existing = await trx
+    .selectFrom('payments')
+    .select('id')
+    .where('order_id', '=', order.orderId)
+    .executeTakeFirst();
+  if (existing) {
+    await recordPaymentHistory(trx, order.orderId, event, 'UNCHANGED');
+    return;
+  }
 
-    const at = payment.created_at.toISOString();
-    const common = {
-      schemaVersion,
-      paymentId: payment.id,
-      orderId: order.orderId,
+  const payment = await trx
+    .insertInto('payments')
+    .values({
+      id: randomUUID(),
+      order_id: order.orderId,
+      customer_id: order.customerId,
       amount: order.amount,
       currency: order.currency,
-    } as const;
-    const result =
-      decision.outcome === 'COMPLETED'
-        ? {
-            eventType: 'PaymentCompleted',
-            payload: { ...common, completedAt: at } satisfies PaymentCompleted,
-          }
-        : {
-            eventType: 'PaymentFailed',
-            payload: { ...common, reason: decision.reason, failedAt: at } satisfies PaymentFailed,
-          };
-    await enqueue(trx, {
-      ...result,
-      aggregateType: aggregateTypes.payment,
-      aggregateId: payment.id,
-      topic: topics.paymentEvents,
-      partitionKey: order.orderId,
-    });
-  };
+      status: decision.outcome,
+      failure_reason: decision.outcome === 'FAILED' ? decision.reason : null,
+    })
+    .onConflict((oc) => oc.column('order_id').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (!payment) {
+    await recordPaymentHistory(trx, order.orderId, event, 'UNCHANGED');
+    return;
+  }
+
+  const at = payment.created_at.toISOString();
+  const common = {
+    schemaVersion,
+    paymentId: payment.id,
+    orderId: order.orderId,
+    amount: order.amount,
+    currency: order.currency,
+  } as const;
+  const result =
+    decision.outcome === 'COMPLETED'
+      ? {
+          eventType: 'PaymentCompleted',
+          payload: { ...common, completedAt: at } satisfies PaymentCompleted,
+        }
+      : {
+          eventType: 'PaymentFailed',
+          payload: { ...common, reason: decision.reason, failedAt: at } satisfies PaymentFailed,
+        };
+  await enqueue(trx, {
+    ...result,
+    aggregateType: aggregateTypes.payment,
+    aggregateId: payment.id,
+    topic: topics.paymentEvents,
+    partitionKey: order.orderId,
+    // The answer continues the order's trace (a child of the hop that brought the event).
+    headers: traceHeaders(traceOf(event.headers)),
+  });
+  await recordPaymentHistory(trx, order.orderId, event, payment.status);
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { InboxEvent } from '@outbox-inbox/outbox';
 import { pollUntil } from '@outbox-inbox/infra';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handleOrderCreated } from '../../src/index.ts';
+import { handleOrderCreated, simulatedGateway } from '../../src/index.ts';
 import {
   createPaymentTestContext,
   type PaymentTestContext,
@@ -35,9 +35,9 @@ beforeAll(async () => {
     receivedAt: new Date(),
     attempts: 0,
   };
-  await ctx.db
-    .transaction()
-    .execute((trx) => handleOrderCreated({ amountLimit: 1000, latencyMs: 0 })(trx, event));
+  const handler = handleOrderCreated(simulatedGateway({ amountLimit: 1000, latencyMs: 0 }));
+  const decision = await handler.call(event, new AbortController().signal);
+  await ctx.db.transaction().execute((trx) => handler.apply(trx, event, decision));
 });
 afterAll(async () => {
   if (!ctx.stack.isRunning('postgres')) await ctx.stack.start('postgres');

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { validate } from '@outbox-inbox/contracts';
-import type { InboxEvent } from '@outbox-inbox/outbox';
+import type { InboxEvent, InboxHandler } from '@outbox-inbox/outbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handleOrderCancelled, handleOrderCreated } from '../../src/index.ts';
+import type { PaymentDatabase } from '../../src/database/schema.ts';
+import { handleOrderCancelled, handleOrderCreated, simulatedGateway } from '../../src/index.ts';
 import {
   createPaymentTestContext,
   type PaymentTestContext,
@@ -47,11 +48,14 @@ function orderCreated(amount: number): InboxEvent {
   return inboxEvent('OrderCreated', payload, orderId);
 }
 
-async function run(
-  handler: ReturnType<typeof handleOrderCreated>,
-  event: InboxEvent,
-): Promise<void> {
-  await ctx.db.transaction().execute((trx) => handler(trx, event));
+async function run(handler: InboxHandler<PaymentDatabase>, event: InboxEvent): Promise<void> {
+  if (typeof handler === 'function') {
+    await ctx.db.transaction().execute((trx) => handler(trx, event));
+    return;
+  }
+  // As the processor runs it: the provider call with no transaction, then the short one.
+  const result = await handler.call(event, new AbortController().signal);
+  await ctx.db.transaction().execute((trx) => handler.apply(trx, event, result));
 }
 
 async function eventsFor(orderId: string) {
@@ -63,11 +67,21 @@ async function eventsFor(orderId: string) {
     .execute();
 }
 
+async function historyOf(orderId: string) {
+  const rows = await ctx.db
+    .selectFrom('payment_history')
+    .select(['event_type', 'outcome'])
+    .where('order_id', '=', orderId)
+    .orderBy('seq')
+    .execute();
+  return rows.map((row) => `${row.event_type}:${row.outcome}`);
+}
+
 describe('OrderCreated', () => {
   it('creates one completed payment and a valid PaymentCompleted, even when handled twice', async () => {
     const event = orderCreated(2500);
-    await run(handleOrderCreated(rules), event);
-    await run(handleOrderCreated(rules), event);
+    await run(handleOrderCreated(simulatedGateway(rules)), event);
+    await run(handleOrderCreated(simulatedGateway(rules)), event);
     const payments = await ctx.db
       .selectFrom('payments')
       .selectAll()
@@ -83,11 +97,16 @@ describe('OrderCreated', () => {
     expect(events.map((e) => e.event_type)).toEqual(['PaymentCompleted']);
     expect(events[0]).toMatchObject({ topic: 'payment.events', aggregate_type: 'payment' });
     expect(validate('PaymentCompleted', events[0]?.payload)).toBeUndefined();
+    // The second application changed nothing, and still shows: the suite counts applications.
+    expect(await historyOf(event.partitionKey)).toEqual([
+      'OrderCreated:COMPLETED',
+      'OrderCreated:UNCHANGED',
+    ]);
   });
 
   it('declines an amount above the limit with PaymentFailed', async () => {
     const event = orderCreated(10_001);
-    await run(handleOrderCreated(rules), event);
+    await run(handleOrderCreated(simulatedGateway(rules)), event);
     const events = await eventsFor(event.partitionKey);
     expect(events.map((e) => e.event_type)).toEqual(['PaymentFailed']);
     expect(validate('PaymentFailed', events[0]?.payload)).toBeUndefined();
@@ -95,7 +114,7 @@ describe('OrderCreated', () => {
 
   it('keeps one payment per order when two attempts race (the unique constraint)', async () => {
     const event = orderCreated(100);
-    const slow = handleOrderCreated({ amountLimit: 10_000, latencyMs: 200 });
+    const slow = handleOrderCreated(simulatedGateway({ amountLimit: 10_000, latencyMs: 200 }));
     await Promise.all([run(slow, event), run(slow, event)]);
     const payments = await ctx.db
       .selectFrom('payments')
@@ -112,7 +131,7 @@ describe('OrderCreated', () => {
 describe('OrderCancelled', () => {
   it('refunds a completed payment once', async () => {
     const created = orderCreated(700);
-    await run(handleOrderCreated(rules), created);
+    await run(handleOrderCreated(simulatedGateway(rules)), created);
     const cancelled = inboxEvent(
       'OrderCancelled',
       { schemaVersion: 1, orderId: created.partitionKey, cancelledAt: new Date().toISOString() },
@@ -130,11 +149,16 @@ describe('OrderCancelled', () => {
     const events = await eventsFor(created.partitionKey);
     expect(events.map((e) => e.event_type)).toEqual(['PaymentCompleted', 'PaymentRefunded']);
     expect(validate('PaymentRefunded', events[1]?.payload)).toBeUndefined();
+    expect(await historyOf(created.partitionKey)).toEqual([
+      'OrderCreated:COMPLETED',
+      'OrderCancelled:REFUNDED',
+      'OrderCancelled:UNCHANGED',
+    ]);
   });
 
   it('does nothing for a failed payment', async () => {
     const created = orderCreated(99_999);
-    await run(handleOrderCreated(rules), created);
+    await run(handleOrderCreated(simulatedGateway(rules)), created);
     const payload = {
       schemaVersion: 1,
       orderId: created.partitionKey,
