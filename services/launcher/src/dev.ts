@@ -5,8 +5,11 @@
  * shell). Stays in the foreground; Ctrl-C stops everything.
  */
 import { InfraError, Stack, devPorts } from '@outbox-inbox/infra';
-import { componentNames } from './service-components.ts';
-import { startServices } from './start-services.ts';
+import { orderService } from '@outbox-inbox/order-service';
+import { paymentService } from '@outbox-inbox/payment-service';
+import { startDashboard } from './dashboard/start-dashboard.ts';
+import { componentNames } from './system/role-processes.ts';
+import { startServices } from './system/start-services.ts';
 
 const name = process.env['STACK_NAME'] ?? 'dev';
 const started = Date.now();
@@ -18,25 +21,34 @@ let stack: Stack | undefined;
 try {
   stack = await Stack.up({ name, ports: devPorts() });
   console.log('migrating the databases and starting the services…');
-  const services = await startServices(stack, {
+  const running = await startServices(stack, {
     // A little simulated gateway latency, so a burst visibly queues in the payment inbox.
-    env: { PAYMENT_LATENCY_MS: process.env['PAYMENT_LATENCY_MS'] ?? '20' },
+    settings: { PAYMENT_LATENCY_MS: process.env['PAYMENT_LATENCY_MS'] ?? '20' },
+  });
+  const orders = running.of(orderService);
+  const payments = running.of(paymentService);
+  const dashboard = await startDashboard({
+    stack,
+    orderApiUrl: orders.apiUrl,
+    port: Number(process.env['DASHBOARD_PORT'] ?? 3000),
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`
 The system is up (${seconds} s).
 
-  order-service    ${services.orderApiUrl}    POST /orders, POST /orders/:id/cancel, GET /orders[/:id]
-  payment-service  ${services.paymentApiUrl}    GET /payments?orderId=, GET /payments/:id
-  metrics          ${services.orderApiUrl}/metrics, ${services.paymentApiUrl}/metrics
-  PostgreSQL       ${services.orderDatabaseUrl}
-                   ${services.paymentDatabaseUrl}
+  dashboard        ${dashboard.url}    components, kill/start, live charts, orders, load
+
+  order-service    ${orders.apiUrl}    POST /orders, POST /orders/:id/cancel, GET /orders[/:id]
+  payment-service  ${payments.apiUrl}    GET /payments?orderId=, GET /payments/:id
+  metrics          ${orders.apiUrl}/metrics, ${payments.apiUrl}/metrics
+  PostgreSQL       ${orders.databaseUrl}
+                   ${payments.databaseUrl}
   Kafka            ${stack.kafkaBrokers.join(',')}
 
 Try it:
-  curl -s -X POST ${services.orderApiUrl}/orders -H 'content-type: application/json' \\
+  curl -s -X POST ${orders.apiUrl}/orders -H 'content-type: application/json' \\
        -d '{"customerId":"c-1","amount":4200,"currency":"EUR"}'
-  curl -s ${services.orderApiUrl}/orders/<id>
+  curl -s ${orders.apiUrl}/orders/<id>
   ./pnpm demo
 
 Break it (from another shell):
@@ -55,6 +67,7 @@ Ctrl-C stops everything.`);
   });
   clearInterval(keepAlive);
   console.log('\nstopping…');
+  await dashboard.stop();
   await stack.down();
   console.log('stopped');
 } catch (error) {

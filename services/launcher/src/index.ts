@@ -1,9 +1,15 @@
-export {
-  componentNames,
-  componentRoles,
-  devServicePorts,
-  serviceComponents,
-} from './service-components.ts';
-export type { ComponentName, ServiceComponentsOptions } from './service-components.ts';
-export { startServices } from './start-services.ts';
-export type { RunningServices } from './start-services.ts';
+export { LauncherError } from './launcher-error.ts';
+export type { LauncherErrorCode } from './launcher-error.ts';
+export { services } from './system/services.ts';
+export { componentName, componentNames, roleProcesses } from './system/role-processes.ts';
+export type { RoleProcess } from './system/role-processes.ts';
+export { settingsFor } from './system/settings-for.ts';
+export { roleComponent } from './system/role-component.ts';
+export type { RoleComponentOptions } from './system/role-component.ts';
+export { devServicePorts, serviceComponents } from './system/service-components.ts';
+export type { ServiceComponentsOptions } from './system/service-components.ts';
+export { migrateService } from './system/migrate-service.ts';
+export { startServices } from './system/start-services.ts';
+export type { RunningServices } from './system/start-services.ts';
+export { startDashboard } from './dashboard/start-dashboard.ts';
+export type { DashboardOptions, RunningDashboard } from './dashboard/start-dashboard.ts';

@@ -3,11 +3,15 @@ import { topics } from '@outbox-inbox/contracts';
 import { pollUntil } from '@outbox-inbox/infra';
 import type { Message } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCounter, startSystem, type RunningSystem } from '../support/running-system.ts';
+import {
+  readCounter,
+  startServicesInOneProcess,
+  type InProcessSystem,
+} from '../support/services-in-one-process.ts';
 
-let system: RunningSystem;
+let system: InProcessSystem;
 beforeAll(async () => {
-  system = await startSystem();
+  system = await startServicesInOneProcess();
 });
 afterAll(async () => system?.stop());
 

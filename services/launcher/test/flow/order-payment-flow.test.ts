@@ -1,11 +1,14 @@
 import { pollUntil } from '@outbox-inbox/infra';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSystem, type RunningSystem } from '../support/running-system.ts';
+import {
+  startServicesInOneProcess,
+  type InProcessSystem,
+} from '../support/services-in-one-process.ts';
 
-let system: RunningSystem;
+let system: InProcessSystem;
 beforeAll(async () => {
-  system = await startSystem();
+  system = await startServicesInOneProcess();
 });
 afterAll(async () => system?.stop());
 

@@ -22,10 +22,10 @@ import { createDatabase } from '@outbox-inbox/service-kit';
 import { topics } from '@outbox-inbox/contracts';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Kysely } from 'kysely';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { inject } from 'vitest';
 
-export interface RunningSystem {
+export interface InProcessSystem {
   readonly stack: Stack;
   readonly orders: RunningOrderService;
   readonly payments: RunningPaymentService;
@@ -41,12 +41,14 @@ export interface RunningSystem {
  * Both services with every role in this process (the one-process deployment), configured
  * through the same env parsing as `main.ts`, on fresh databases of the run's stack.
  */
-export async function startSystem(): Promise<RunningSystem> {
+export async function startServicesInOneProcess(
+  options: { readonly logger?: Logger } = {},
+): Promise<InProcessSystem> {
   const stack = Stack.open(inject('stackName'));
   const suffix = randomUUID().slice(0, 8);
   const orderUrl = await stack.createDatabase(`flow_orders_${suffix}`);
   const paymentUrl = await stack.createDatabase(`flow_payments_${suffix}`);
-  const logger = pino({ level: process.env['FLOW_LOG_LEVEL'] ?? 'error' });
+  const logger = options.logger ?? pino({ level: process.env['FLOW_LOG_LEVEL'] ?? 'error' });
   await migrateOrders({ url: orderUrl, logger });
   await migratePayments({ url: paymentUrl, logger });
 

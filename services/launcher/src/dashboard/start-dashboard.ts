@@ -1,0 +1,58 @@
+import type { Stack } from '@outbox-inbox/infra';
+import { buildDashboardApp } from './dashboard-app.ts';
+import { LoadGenerator } from './load-generator.ts';
+import { startSampler, type DashboardState } from './system-sampler.ts';
+
+export interface DashboardOptions {
+  readonly stack: Stack;
+  /** order-service's api: where the load goes and the latest orders come from. */
+  readonly orderApiUrl: string;
+  /** 0 picks a free one. */
+  readonly port: number;
+  /** How often the page gets a new state (default 1 s). */
+  readonly intervalMs?: number;
+}
+
+export interface RunningDashboard {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The live dashboard of a running system, on 127.0.0.1 only: components with kill/start,
+ * charts from the roles' /metrics, the newest orders and their journeys, an order load.
+ */
+export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
+  const load = new LoadGenerator(options.orderApiUrl);
+  const listeners = new Set<(state: DashboardState) => void>();
+  let latest: DashboardState | undefined;
+  const sampler = startSampler(
+    { stack: options.stack, orderApiUrl: options.orderApiUrl, intervalMs: options.intervalMs },
+    (state) => {
+      latest = state;
+      for (const listener of listeners) listener(state);
+    },
+  );
+  const app = buildDashboardApp({
+    stack: options.stack,
+    load,
+    state: () => latest,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  });
+  await app.listen({ host: '127.0.0.1', port: options.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      await load.close();
+      await sampler.stop();
+      // Open event streams would hold close() forever.
+      app.server.closeAllConnections();
+      await app.close();
+    },
+  };
+}

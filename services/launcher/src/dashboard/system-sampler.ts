@@ -1,0 +1,104 @@
+import type { ComponentStatus, Stack } from '@outbox-inbox/infra';
+import { roleProcesses } from '../system/role-processes.ts';
+import { readLatestOrders, type OrderWithJourney } from './latest-orders.ts';
+import { parsePrometheusText } from './prometheus-text.ts';
+import { SystemPoints, type ScrapedProcess, type SystemPoint } from './system-point.ts';
+
+/** What the page shows at one moment. */
+export interface DashboardState {
+  readonly components: readonly ComponentStatus[];
+  /** Oldest first, covering the last `windowMs`. */
+  readonly history: readonly SystemPoint[];
+  readonly orders: readonly OrderWithJourney[];
+  /** Why the orders shown may be old (order-api not answering), or null. */
+  readonly ordersError: string | null;
+}
+
+export interface SamplerOptions {
+  readonly stack: Stack;
+  readonly orderApiUrl: string;
+  readonly intervalMs?: number;
+  readonly windowMs?: number;
+  readonly orderCount?: number;
+}
+
+/**
+ * Every `intervalMs`: the stack's components, the metrics of every running role process and
+ * the newest orders; calls `onState` with the result. Returns `stop()`.
+ */
+export function startSampler(
+  options: SamplerOptions,
+  onState: (state: DashboardState) => void,
+): { stop(): Promise<void> } {
+  const intervalMs = options.intervalMs ?? 1000;
+  const windowMs = options.windowMs ?? 5 * 60_000;
+  const points = new SystemPoints();
+  const history: SystemPoint[] = [];
+  let orders: OrderWithJourney[] = [];
+  let ordersError: string | null = null;
+  let stopped = false;
+  let round: Promise<void> = Promise.resolve();
+
+  const sample = async (): Promise<void> => {
+    const components = options.stack.status();
+    const [processes, latest] = await Promise.all([
+      scrapeRoles(components, intervalMs),
+      readLatestOrders(options.orderApiUrl, options.orderCount ?? 8, intervalMs).then(
+        (found) => ({ found, error: null }),
+        (error: unknown) => ({ found: orders, error: messageOf(error) }),
+      ),
+    ]);
+    orders = latest.found;
+    ordersError = latest.error;
+    const now = Date.now();
+    history.push(points.next(now, processes));
+    while (history.length > 0 && (history[0]?.at ?? now) < now - windowMs) history.shift();
+    onState({ components, history, orders, ordersError });
+  };
+  const loop = async (): Promise<void> => {
+    while (!stopped) {
+      const started = Date.now();
+      // A sampling round that fails (the stack's state file mid-rewrite) is skipped, not fatal.
+      await sample().catch(() => undefined);
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, intervalMs - (Date.now() - started))),
+      );
+    }
+  };
+  round = loop();
+  return {
+    async stop() {
+      stopped = true;
+      await round;
+    },
+  };
+}
+
+async function scrapeRoles(
+  components: readonly ComponentStatus[],
+  timeoutMs: number,
+): Promise<ScrapedProcess[]> {
+  const roles = roleProcesses();
+  const scraped = await Promise.all(
+    components.map(async (component): Promise<ScrapedProcess | undefined> => {
+      const url = component.endpoints['metrics'];
+      const role = roles.find(
+        (r) => component.name === r.name || new RegExp(`^${r.name}-\\d+$`).test(component.name),
+      );
+      if (!component.running || url === undefined || role === undefined) return undefined;
+      try {
+        const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+        if (!response.ok) return undefined;
+        const samples = parsePrometheusText(await response.text());
+        return { component: component.name, service: role.service.name, role: role.role, samples };
+      } catch {
+        return undefined;
+      }
+    }),
+  );
+  return scraped.filter((s) => s !== undefined);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,133 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { API_ROLE, ROLE_NODE_FLAGS, type ServiceDescriptor } from '@outbox-inbox/service-kit';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { componentName } from './role-processes.ts';
+import { services } from './services.ts';
+
+// No Docker engine runs where this suite runs: these checks read the compose file and the
+// Dockerfiles and hold them to the service descriptors, which is what drifts.
+
+interface ComposeService {
+  readonly profiles?: string[];
+  readonly image?: string;
+  readonly build?: { context: string; dockerfile: string };
+  readonly command?: string[];
+  readonly environment?: Record<string, string>;
+  readonly ports?: string[];
+  readonly depends_on?: Record<string, { condition: string }>;
+  readonly entrypoint?: string[];
+}
+
+const root = path.resolve(import.meta.dirname, '../../../..');
+const compose = parse(readFileSync(path.join(root, 'infra/docker-compose.yml'), 'utf8')) as {
+  services: Record<string, ComposeService>;
+};
+
+function composeService(name: string): ComposeService {
+  const found = compose.services[name];
+  if (found === undefined) throw new Error(`infra/docker-compose.yml has no service ${name}`);
+  return found;
+}
+
+/** The Dockerfile's instructions, continuation lines joined, comments left out. */
+function instructions(service: ServiceDescriptor): { keyword: string; rest: string }[] {
+  const text = readFileSync(path.join(service.directory, 'Dockerfile'), 'utf8');
+  return text
+    .replaceAll(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => {
+      const [keyword = '', ...rest] = line.split(/\s+/);
+      return { keyword: keyword.toUpperCase(), rest: rest.join(' ') };
+    });
+}
+
+describe.each(services.map((service) => [service.name, service] as const))('%s', (_, service) => {
+  const image = `outbox-inbox/${service.name}`;
+  const database = `postgres://postgres@postgres:5432/${service.database}`;
+  const migrate = composeService(`${service.componentPrefix}-migrate`);
+
+  it('has a migrate container that builds the image and runs the migrate program', () => {
+    expect(migrate).toMatchObject({
+      profiles: ['app'],
+      image,
+      build: { context: '..', dockerfile: `services/${service.name}/Dockerfile` },
+      command: [service.programs.migrate],
+      environment: { DATABASE_URL: database, KAFKA_BROKERS: 'kafka:29092' },
+    });
+    expect(migrate.depends_on?.['kafka']).toEqual({ condition: 'service_healthy' });
+    const created = composeService('create-databases').entrypoint?.join(' ') ?? '';
+    expect(created).toContain(service.database);
+  });
+
+  it.each(service.roles.map((role) => [role]))(
+    'runs role %s after migrate, on its port',
+    (role) => {
+      const container = composeService(componentName(service, role));
+      const port = service.ports[role];
+      expect(container).toMatchObject({
+        profiles: ['app'],
+        image,
+        command: [service.programs.main, '--roles', role],
+        ports: [`${port}:${port}`],
+        depends_on: {
+          [`${service.componentPrefix}-migrate`]: { condition: 'service_completed_successfully' },
+        },
+      });
+      const environment = container.environment ?? {};
+      expect(environment[role === API_ROLE ? 'PORT' : 'OPS_PORT']).toBe(String(port));
+      expect(environment['DATABASE_URL']).toBe(database);
+      if (service.rolesNeedKafka([role])) expect(environment['KAFKA_BROKERS']).toBe('kafka:29092');
+      // Every variable set is one the service reads; every required one is set.
+      const reads = service.env.map((variable) => variable.name);
+      expect(Object.keys(environment).filter((name) => !reads.includes(name))).toEqual([]);
+      const required = service.env.filter((variable) => variable.required).map((v) => v.name);
+      const needed = required.filter(
+        (name) => name !== 'KAFKA_BROKERS' || service.rolesNeedKafka([role]),
+      );
+      expect(needed.filter((name) => environment[name] === undefined)).toEqual([]);
+    },
+  );
+
+  it('has no other container of its image than its roles and migrate', () => {
+    const ofImage = Object.entries(compose.services)
+      .filter(([, container]) => container.image === image)
+      .map(([name]) => name)
+      .sort();
+    const expected = [
+      `${service.componentPrefix}-migrate`,
+      ...service.roles.map((role) => componentName(service, role)),
+    ].sort();
+    expect(ofImage).toEqual(expected);
+  });
+
+  it('has a Dockerfile: multi-stage, node 24, production dependencies only, non-root, health checked', () => {
+    const lines = instructions(service);
+    const from = lines.filter((line) => line.keyword === 'FROM');
+    expect(from.length).toBeGreaterThanOrEqual(2);
+    for (const stage of from) expect(stage.rest).toMatch(/^node:24(-|\s|$)/);
+    const final = lines.slice(lines.findLastIndex((line) => line.keyword === 'FROM'));
+    const install = lines.find((line) => line.rest.startsWith('pnpm install'));
+    expect(install?.rest).toMatch(/--prod\b/);
+    expect(install?.rest).toContain(`--filter "@outbox-inbox/${service.name}..."`);
+    const user = final.filter((line) => line.keyword === 'USER').at(-1);
+    expect(user?.rest).toBeDefined();
+    expect(user?.rest).not.toMatch(/^(root|0)(:|$)/);
+    expect(final.find((line) => line.keyword === 'HEALTHCHECK')?.rest).toContain('/health/ready');
+    expect(final.find((line) => line.keyword === 'WORKDIR')?.rest).toBe(
+      `/repo/services/${service.name}`,
+    );
+    expect(JSON.parse(final.find((line) => line.keyword === 'ENTRYPOINT')?.rest ?? '[]')).toEqual([
+      'node',
+      ...ROLE_NODE_FLAGS,
+    ]);
+    expect(JSON.parse(final.find((line) => line.keyword === 'CMD')?.rest ?? '[]')).toEqual([
+      service.programs.main,
+    ]);
+    const exposed = final.find((line) => line.keyword === 'EXPOSE')?.rest.split(' ') ?? [];
+    expect(exposed.map(Number).sort()).toEqual(Object.values<number>(service.ports).sort());
+  });
+});
