@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     globalSetup: ['./src/report-global-setup.ts'],
-    // Each scenario starts its own PostgreSQL, Kafka and nine service processes: one at a time.
+    // Each scenario starts its own PostgreSQL, Kafka and eleven service processes: one at a time.
     fileParallelism: false,
     testTimeout: 600_000,
     hookTimeout: 180_000,

@@ -26,9 +26,13 @@ export interface LoadResult {
   readonly statusCounts: Record<string, number>;
   /** Requests retried with the same Idempotency-Key after a network error. */
   readonly retries: number;
+  /** Create answers the server replayed from an earlier commit of the same Idempotency-Key. */
+  readonly replayed: number;
+  /** Final answers to cancel requests, by status. */
+  readonly cancelStatusCounts: Record<string, number>;
 }
 
-type Answer = { status: number; body: unknown } | 'network-error';
+type Answer = { status: number; body: unknown; replayed: boolean } | 'network-error';
 
 async function post(url: string, body: unknown, idempotencyKey?: string): Promise<Answer> {
   try {
@@ -42,7 +46,11 @@ async function post(url: string, body: unknown, idempotencyKey?: string): Promis
       signal: AbortSignal.timeout(10_000),
     });
     const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
+    return {
+      status: response.status,
+      body: text ? (JSON.parse(text) as unknown) : undefined,
+      replayed: response.headers.get('idempotent-replayed') === 'true',
+    };
   } catch {
     return 'network-error';
   }
@@ -62,12 +70,15 @@ function orderIdOf(body: unknown): string {
 export function startLoad(options: LoadOptions): {
   stop(): Promise<LoadResult>;
   acceptedSoFar(): number;
+  acceptedIdsSoFar(): string[];
   statusesSoFar(): Readonly<Record<string, number>>;
 } {
   const accepted = new Map<string, AcceptedOrder>();
   const statusCounts: Record<string, number> = {};
+  const cancelStatusCounts: Record<string, number> = {};
   let refused = 0;
   let retries = 0;
+  let replayed = 0;
   let sequence = 0;
   let stopping = false;
   const inFlight = new Set<Promise<void>>();
@@ -81,11 +92,13 @@ export function startLoad(options: LoadOptions): {
     await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 300));
     for (;;) {
       const answer = await post(`${options.baseUrl}/orders/${order.orderId}/cancel`, {});
+      const final = answer !== 'network-error' && (answer.status < 500 || stopping);
+      if (final) cancelStatusCounts[answer.status] = (cancelStatusCounts[answer.status] ?? 0) + 1;
       if (answer !== 'network-error' && answer.status < 500) {
         order.cancelled = answer.status < 300;
         return;
       }
-      if (stopping && answer !== 'network-error') return;
+      if (final) return;
       retries += 1;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -105,6 +118,7 @@ export function startLoad(options: LoadOptions): {
         continue;
       }
       count(answer.status);
+      if (answer.replayed) replayed += 1;
       if (answer.status === 201 || answer.status === 200) {
         const order: AcceptedOrder = { orderId: orderIdOf(answer.body), amount, cancelled: false };
         accepted.set(order.orderId, order);
@@ -129,12 +143,13 @@ export function startLoad(options: LoadOptions): {
 
   return {
     acceptedSoFar: () => accepted.size,
+    acceptedIdsSoFar: () => [...accepted.keys()],
     statusesSoFar: () => ({ ...statusCounts }),
     async stop() {
       clearInterval(timer);
       stopping = true;
       await Promise.all(inFlight);
-      return { accepted, refused, statusCounts, retries };
+      return { accepted, refused, statusCounts, retries, replayed, cancelStatusCounts };
     },
   };
 }

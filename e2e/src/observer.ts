@@ -1,16 +1,10 @@
+import { readInjectedFaults } from './faults/injected-faults.ts';
+import {
+  readProcessCounters,
+  type CounterValues,
+  type ProcessCounter,
+} from './process-counters.ts';
 import type { System } from './system.ts';
-
-/** Counters that only exist in the processes' memory: sampled so a SIGKILL loses little. */
-type SampledCounter = 'inbox_duplicates_dropped_total' | 'processed_event_duplicates_total';
-
-function parseCounter(text: string, name: string): number {
-  let total = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`))
-      total += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return total;
-}
 
 async function unpublished(pool: System['orderDb']): Promise<number> {
   const { rows } = await pool.query<{ n: string }>(
@@ -21,13 +15,13 @@ async function unpublished(pool: System['orderDb']): Promise<number> {
 
 /**
  * Samples, while a scenario runs, what the end state cannot show: the largest outbox backlog,
- * and the duplicate counters of every process incarnation (the last value each pid reported;
- * a process killed between samples loses at most one interval of counts, so these are lower
- * bounds).
+ * and the duplicate counters of every process incarnation (the last value each pid reported,
+ * or what it reported as it killed itself; a process the suite kills is sampled just before,
+ * so what it counted after that is lost and the totals are lower bounds).
  */
 export function observe(system: System, options: { intervalMs?: number } = {}) {
   let largestBacklog = 0;
-  const lastSeen = new Map<string, Record<SampledCounter, number>>();
+  const lastSeen = new Map<string, CounterValues>();
   let stopped: Promise<void> | undefined;
 
   const sample = async (): Promise<void> => {
@@ -44,19 +38,9 @@ export function observe(system: System, options: { intervalMs?: number } = {}) {
       system.roles
         .filter((role) => role.role === 'consumer')
         .map(async (role) => {
-          const pid = system.stack.pid(role.component);
+          const pid = system.stack.pid(role.name);
           if (pid === undefined) return;
-          const response = await fetch(`http://127.0.0.1:${role.port}/metrics`, {
-            signal: AbortSignal.timeout(1000),
-          });
-          const text = await response.text();
-          lastSeen.set(`${role.component}:${pid}`, {
-            inbox_duplicates_dropped_total: parseCounter(text, 'inbox_duplicates_dropped_total'),
-            processed_event_duplicates_total: parseCounter(
-              text,
-              'processed_event_duplicates_total',
-            ),
-          });
+          lastSeen.set(`${role.name}:${pid}`, await readProcessCounters(role.port));
         }),
     );
   };
@@ -69,13 +53,24 @@ export function observe(system: System, options: { intervalMs?: number } = {}) {
     }));
   const timer = setInterval(() => void sampleOnce(), options.intervalMs ?? 250);
 
-  const total = (name: SampledCounter): number =>
-    [...lastSeen.values()].reduce((sum, values) => sum + values[name], 0);
+  // A process that killed itself reported its counters once more just before (its last
+  // words in the fault log): per incarnation the larger of that and the last sample counts.
+  const total = (name: ProcessCounter): number => {
+    const latest = new Map([...lastSeen].map(([key, values]) => [key, values[name]]));
+    for (const { component, pid, counters } of readInjectedFaults(system.faultLog)) {
+      if (pid === undefined || counters === undefined) continue;
+      const key = `${component}:${pid}`;
+      latest.set(key, Math.max(latest.get(key) ?? 0, counters[name]));
+    }
+    return [...latest.values()].reduce((sum, value) => sum + value, 0);
+  };
 
   return {
     largestBacklog: () => largestBacklog,
     duplicatesDroppedByInbox: () => total('inbox_duplicates_dropped_total'),
     duplicatesDroppedByDedup: () => total('processed_event_duplicates_total'),
+    /** Samples now (before the suite kills a process, so its counts are not lost). */
+    sampleNow: (): Promise<void> => sampleOnce(),
     /** Stops sampling after one last sample; calling it again changes nothing. */
     stop(): Promise<void> {
       clearInterval(timer);

@@ -13,7 +13,13 @@ export interface ScenarioCounts {
   readonly duplicatesDroppedByDedup: number;
   readonly largestBacklog: number;
   readonly drainSeconds: number;
+  /**
+   * Seconds from the last fault (the last one the scenario noted or a process injected) to
+   * every accepted order settled; null when nothing was broken.
+   */
+  readonly recoverySeconds: number | null;
   readonly faults: readonly string[];
+  /** The whole test passed: its invariants and every assertion after them. */
   readonly passed: boolean;
 }
 
@@ -36,13 +42,15 @@ const columns: readonly [keyof ScenarioCounts, string][] = [
   ['duplicatesDroppedByDedup', 'dropped by dedup'],
   ['largestBacklog', 'largest backlog'],
   ['drainSeconds', 'drain s'],
+  ['recoverySeconds', 'recovery s'],
   ['faults', 'faults injected'],
-  ['passed', 'invariants'],
+  ['passed', 'test'],
 ];
 
 function cell(value: ScenarioCounts[keyof ScenarioCounts]): string {
   if (Array.isArray(value)) return value.join(', ');
-  if (typeof value === 'boolean') return value ? 'held' : 'BROKEN';
+  if (typeof value === 'boolean') return value ? 'passed' : 'FAILED';
+  if (value === null) return '-';
   return String(value);
 }
 

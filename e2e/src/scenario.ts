@@ -1,6 +1,13 @@
 import { pollUntil } from '@outbox-inbox/infra';
+import { onTestFinished } from 'vitest';
 import { startLoad, type LoadResult } from './load-generator.ts';
-import { checkInvariants, waitUntilSettled, type InvariantReport } from './invariants.ts';
+import type { InjectedFault } from './faults/fault-hooks.ts';
+import { describeInjectedFaults, readInjectedFaults } from './faults/injected-faults.ts';
+import { killPoints } from './faults/kill-points.ts';
+import { restartsNotExplained } from './faults/unexpected-restarts.ts';
+import { checkInvariants, type InvariantReport } from './invariants/check-invariants.ts';
+import type { InvariantExpectations } from './invariants/snapshot.ts';
+import { defaultDrainBoundMs, waitUntilSettled } from './invariants/settle.ts';
 import { observe } from './observer.ts';
 import { recordScenario, type ScenarioCounts } from './report.ts';
 import { superviseRoles } from './supervisor.ts';
@@ -14,10 +21,29 @@ export interface FaultContext {
   readonly supervisor: ReturnType<typeof superviseRoles>;
   /** Orders accepted so far: faults wait for traffic before they strike. */
   acceptedSoFar(): number;
+  /** Their ids: what must settle before the system counts as recovered. */
+  acceptedIdsSoFar(): string[];
   /** HTTP statuses answered so far, by code. */
   statusesSoFar(): Readonly<Record<string, number>>;
-  /** Notes what was done, for the report. */
+  /**
+   * SIGKILLs a component and notes it, only when a live process was signalled; returns whether
+   * one was. A supervised role killed here may be restarted once without counting as unexpected.
+   */
+  kill(component: string): Promise<boolean>;
+  /**
+   * Waits until the component runs (a supervised role may be restarting after a kill point),
+   * then kills it; tries again if it died on its own meanwhile. Fails when no kill lands.
+   */
+  killWhenRunning(component: string): Promise<void>;
+  /** Stops a component gracefully, noted like `kill` (a supervised role may restart once). */
+  stop(component: string): Promise<void>;
+  /**
+   * Notes what was done, for the report. The last note is where the recovery time starts:
+   * note the moment a fault is cleared (`kafka restarted`), not only the moment it struck.
+   */
   fault(description: string): void;
+  /** Notes a finding for the report (a measured recovery) without moving the fault clock. */
+  note(description: string): void;
 }
 
 export interface ScenarioResult {
@@ -25,6 +51,22 @@ export interface ScenarioResult {
   readonly invariants: InvariantReport;
   readonly load: LoadResult;
   readonly restarts: Readonly<Record<string, number>>;
+  /** Kills that landed on a live process, by component. */
+  readonly kills: Readonly<Record<string, number>>;
+  /** Deaths the armed kill points caused. */
+  readonly injectedDeaths: readonly InjectedFault[];
+  /** `order-relay restarted 3x, expected at most 1x`: restarts no fault explains. */
+  readonly unexpectedRestarts: readonly string[];
+}
+
+/** Seconds from the latest of the fault times to `settledAt`; null when there was none. */
+function secondsSinceLastFault(
+  settledAt: number,
+  faultTimes: readonly (number | undefined)[],
+): number | null {
+  const times = faultTimes.filter((at) => at !== undefined);
+  if (times.length === 0) return null;
+  return Math.round((settledAt - Math.max(...times)) / 100) / 10;
 }
 
 /**
@@ -37,7 +79,11 @@ export async function runScenario(
   options: {
     system?: Omit<SystemOptions, 'name'>;
     rate?: number;
+    /** Longest the system may take to settle after the last fault (default 45 s). */
+    drainBoundMs?: number;
     inject: (context: FaultContext) => Promise<void>;
+    /** What the scenario did on purpose that the invariants must allow (injected garbage). */
+    expect?: Partial<InvariantExpectations>;
   },
 ): Promise<ScenarioResult> {
   const system = await startSystem({
@@ -47,6 +93,24 @@ export async function runScenario(
   const supervisor = superviseRoles(system);
   const observer = observe(system);
   const faults: string[] = [];
+  const kills: Record<string, number> = {};
+  const takenDown: Record<string, number> = {};
+  let lastFaultAt = 0;
+  const noteDown = (component: string): void => {
+    takenDown[component] = (takenDown[component] ?? 0) + 1;
+    lastFaultAt = Date.now();
+  };
+  const kill = async (component: string): Promise<boolean> => {
+    // What the victim counted in memory so far: a sample after the kill cannot read it.
+    await observer.sampleNow();
+    const killed = await system.stack.kill(component);
+    if (killed) {
+      kills[component] = (kills[component] ?? 0) + 1;
+      noteDown(component);
+      faults.push(`${component} SIGKILL`);
+    }
+    return killed;
+  };
   let failed = false;
   try {
     const load = startLoad({
@@ -72,8 +136,29 @@ export async function runScenario(
         system,
         supervisor,
         acceptedSoFar: load.acceptedSoFar,
+        acceptedIdsSoFar: load.acceptedIdsSoFar,
         statusesSoFar: load.statusesSoFar,
-        fault: (description) => faults.push(description),
+        kill,
+        killWhenRunning: async (component) => {
+          await pollUntil(
+            async () => system.stack.isRunning(component) && (await kill(component)),
+            {
+              timeoutMs: 90_000,
+              intervalMs: 100,
+              description: `a kill of ${component} to land on a live process`,
+            },
+          );
+        },
+        stop: async (component) => {
+          await system.stack.stop(component);
+          noteDown(component);
+          faults.push(`${component} stopped`);
+        },
+        fault: (description) => {
+          lastFaultAt = Date.now();
+          faults.push(description);
+        },
+        note: (description) => faults.push(description),
       })
       .then(
         () => undefined,
@@ -81,10 +166,21 @@ export async function runScenario(
       );
     const loadResult = await load.stop();
     if (injectionError !== undefined) throw injectionError;
-    const drainSeconds = await waitUntilSettled(system, loadResult);
+    const drainSeconds = await waitUntilSettled(system, loadResult, {
+      boundMs: options.drainBoundMs ?? defaultDrainBoundMs,
+      lastFaultAt: () =>
+        Math.max(lastFaultAt, ...readInjectedFaults(system.faultLog).map((fault) => fault.at)),
+    });
+    const settledAt = Date.now();
     await observer.stop();
-    const invariants = await checkInvariants(system, loadResult);
+    const injected = readInjectedFaults(system.faultLog);
+    const invariants = await checkInvariants(system, loadResult, options.expect);
+    // Every restart the supervisor still has under way is counted.
+    await supervisor.stop();
     const restarts = supervisor.restarts();
+    // Only a kill point's strike ends its process; a freeze or a hang does not restart it.
+    const injectedDeaths = injected.filter((fault) => killPoints[fault.point].effect === 'kill');
+    const unexpectedRestarts = restartsNotExplained(restarts, takenDown, injectedDeaths);
     const counts: ScenarioCounts = {
       scenario: name,
       ordersAccepted: loadResult.accepted.size,
@@ -95,16 +191,34 @@ export async function runScenario(
       duplicatesDroppedByDedup: observer.duplicatesDroppedByDedup(),
       largestBacklog: observer.largestBacklog(),
       drainSeconds: Math.round(drainSeconds * 10) / 10,
+      recoverySeconds: secondsSinceLastFault(settledAt, [
+        lastFaultAt === 0 ? undefined : lastFaultAt,
+        ...injected.map((fault) => fault.at),
+      ]),
       faults: [
         ...faults,
-        ...Object.entries(restarts).map(([component, times]) => `${component} restarted ${times}x`),
+        ...describeInjectedFaults(injected),
+        ...Object.entries(restarts).map(
+          ([component, times]) => `${component} restarted by the supervisor ${times}x`,
+        ),
       ],
-      passed: invariants.violations.length === 0,
+      passed: invariants.violations.length === 0 && unexpectedRestarts.length === 0,
     };
     failed = !counts.passed;
-    recordScenario(counts);
+    // The report's verdict is the whole test's: an assertion after this one fails it too.
+    onTestFinished(({ task }) =>
+      recordScenario({ ...counts, passed: counts.passed && task.result?.state === 'pass' }),
+    );
     console.log(`[${name}]`, JSON.stringify(counts));
-    return { counts, invariants, load: loadResult, restarts };
+    return {
+      counts,
+      invariants,
+      load: loadResult,
+      restarts,
+      kills,
+      injectedDeaths,
+      unexpectedRestarts,
+    };
   } catch (error) {
     failed = true;
     throw error;

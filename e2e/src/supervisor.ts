@@ -1,8 +1,8 @@
 import type { System } from './system.ts';
 
 /**
- * Restarts role processes that died, as an orchestrator's restart policy would: the relays
- * that SIGKILL themselves after a send, the consumers a test kills. Each component restarts
+ * Restarts role processes that died, as an orchestrator's restart policy would: the ones that
+ * killed themselves at an armed kill point, the ones a test kills. Each component restarts
  * on its own, so one slow start never delays another. Counts the restarts.
  */
 export function superviseRoles(system: System, options: { intervalMs?: number } = {}) {
@@ -22,10 +22,10 @@ export function superviseRoles(system: System, options: { intervalMs?: number } 
   };
 
   const timer = setInterval(() => {
-    for (const { component } of system.roles) {
-      if (held.has(component) || starting.has(component)) continue;
-      if (system.stack.isRunning(component)) continue;
-      starting.set(component, restart(component));
+    for (const { name } of system.roles) {
+      if (held.has(name) || starting.has(name)) continue;
+      if (system.stack.isRunning(name)) continue;
+      starting.set(name, restart(name));
     }
   }, options.intervalMs ?? 250);
 

@@ -1,31 +1,59 @@
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { topicDeclarations } from '@outbox-inbox/contracts';
+import { Stack, findFreePort, stacksHome } from '@outbox-inbox/infra';
+import {
+  migrateService,
+  roleComponent,
+  roleProcesses,
+  services,
+  type RoleProcess,
+} from '@outbox-inbox/launcher';
+import { orderService } from '@outbox-inbox/order-service';
+import { paymentService } from '@outbox-inbox/payment-service';
+import { createLogger, provisionTopics } from '@outbox-inbox/service-kit';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
-import { Stack, findFreePort, findRepoRoot } from '@outbox-inbox/infra';
-import { roleArgs } from '@outbox-inbox/service-kit/role-command';
-
-export const topics = { orders: 'order.events', payments: 'payment.events' } as const;
+import { faultCommand } from './faults/fault-command.ts';
+import type { FaultPlan } from './faults/fault-plan.ts';
 
 /** Amounts above this fail payment: the simulated gateway's deterministic rule. */
 export const paymentLimit = 50_000;
 
+const HOUR_SECONDS = '3600';
+
+/**
+ * The retention role runs in every scenario, every second. The tables the invariants read
+ * (outbox, inbox, processed_event, parked) keep their rows longer than any scenario lasts:
+ * scenario 5 replays the whole outbox after Kafka lost it and the consumers must still drop
+ * the replayed events as duplicates, which is exactly what those windows are for; shorter
+ * ones would make the suite report the loss and the double effects they cause. Idempotency
+ * keys go after a minute, well past the load generator's retries, so keys are deleted while
+ * orders flow. What retention may never delete is tested row by row in packages/outbox.
+ */
+export const retentionSettings: Readonly<Record<string, string>> = Object.freeze({
+  RETENTION_INTERVAL_SECONDS: '1',
+  RETENTION_OUTBOX_WINDOW_SECONDS: HOUR_SECONDS,
+  RETENTION_PROCESSED_EVENT_WINDOW_SECONDS: HOUR_SECONDS,
+  RETENTION_INBOX_WINDOW_SECONDS: HOUR_SECONDS,
+  RETENTION_PARKED_WINDOW_SECONDS: HOUR_SECONDS,
+  RETENTION_IDEMPOTENCY_KEY_WINDOW_SECONDS: '60',
+  RETENTION_BATCH_SIZE: '100',
+});
+
 export interface SystemOptions {
   readonly name: string;
-  readonly orderRelays?: number;
-  readonly paymentRelays?: number;
-  readonly paymentConsumers?: number;
-  readonly paymentProcessors?: number;
-  /** Chance (0..1) that a relay SIGKILLs itself between Kafka's ack and its commit. */
-  readonly relayCrashAfterPublish?: number;
-  readonly partitions?: number;
+  /** Processes per role, by component (`{ 'order-relay': 2 }`); one for the others. */
+  readonly instances?: Readonly<Record<string, number>>;
+  /** Kill points armed in every process of their role, with the chance per unit of work. */
+  readonly faults?: FaultPlan;
+  /** Service settings for every role process (`{ WORKER_STALL_AFTER_MS: '2000' }`). */
+  readonly settings?: Readonly<Record<string, string>>;
+  /** Kafka nodes: one (`kafka`) unless given; three for the cluster scenarios (`kafka-1` …). */
+  readonly kafkaBrokers?: number;
 }
 
-export interface RoleProcess {
-  readonly component: string;
-  readonly service: 'order' | 'payment';
-  readonly role: 'api' | 'relay' | 'consumer' | 'processor';
-  /** Where it serves /health and /metrics. */
+/** A role process of the system under test, and where it serves /health and /metrics. */
+export interface SystemProcess extends RoleProcess {
   readonly port: number;
 }
 
@@ -36,26 +64,18 @@ export interface System {
   readonly paymentUrl: string;
   readonly orderDb: pg.Pool;
   readonly paymentDb: pg.Pool;
-  readonly roles: readonly RoleProcess[];
+  readonly roles: readonly SystemProcess[];
+  /** Where role processes record the deaths they inject (see faults/fault-hooks.ts). */
+  readonly faultLog: string;
   /** Stops every process and server; `keepLogs` leaves the stack's folder for a post-mortem. */
   down(options?: { keepLogs?: boolean }): Promise<void>;
 }
 
-const root = findRepoRoot();
-const services = {
-  order: path.join(root, 'services', 'order-service'),
-  payment: path.join(root, 'services', 'payment-service'),
-} as const;
-
-function migrate(service: keyof typeof services, databaseUrl: string): void {
-  execFileSync(process.execPath, [path.join(services[service], 'src', 'migrate.ts')], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-/** Creates both topics (again, after Kafka lost its data). */
-export async function createTopics(brokers: readonly string[], partitions: number): Promise<void> {
+/**
+ * Provisions every topic as the contracts declare it, the way each service's migrate does (again,
+ * after Kafka lost its data); returns the topics it had to create.
+ */
+export async function provisionSystemTopics(brokers: readonly string[]): Promise<string[]> {
   const admin = new Kafka({
     clientId: 'e2e-setup',
     brokers: [...brokers],
@@ -63,10 +83,9 @@ export async function createTopics(brokers: readonly string[], partitions: numbe
   }).admin();
   await admin.connect();
   try {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: Object.values(topics).map((topic) => ({ topic, numPartitions: partitions })),
-    });
+    const logger = createLogger({ service: 'e2e-setup', level: 'warn' });
+    const { created } = await provisionTopics(admin, topicDeclarations, { logger });
+    return [...created];
   } finally {
     await admin.disconnect();
   }
@@ -83,73 +102,77 @@ export function resilientPool(connectionString: string): pg.Pool {
   return created;
 }
 
+/** Each service's database, created and migrated, and its topics provisioned: by service name. */
+async function createDatabases(stack: Stack): Promise<Record<string, string>> {
+  const urls: Record<string, string> = {};
+  for (const service of services) {
+    const url = await stack.createDatabase(service.database);
+    await migrateService(service, url, stack.kafkaBrokers);
+    urls[service.name] = url;
+  }
+  return urls;
+}
+
+function databaseOf(urls: Readonly<Record<string, string>>, service: string): string {
+  const url = urls[service];
+  if (url === undefined) throw new Error(`no database was created for ${service}`);
+  return url;
+}
+
+/** Adds every role process to the stack, each on a free port, and waits until all answer. */
+async function startRoles(
+  stack: Stack,
+  options: SystemOptions & { databaseUrls: Record<string, string>; faultLog: string },
+): Promise<SystemProcess[]> {
+  const roles: SystemProcess[] = [];
+  for (const process of roleProcesses(options.instances)) {
+    roles.push({ ...process, port: await findFreePort() });
+  }
+  await Promise.all(
+    roles.map((process) =>
+      stack.addProcess(
+        roleComponent(process, {
+          port: process.port,
+          databaseUrl: databaseOf(options.databaseUrls, process.service.name),
+          kafkaBrokers: stack.kafkaBrokers,
+          settings: {
+            PAYMENT_AMOUNT_LIMIT: String(paymentLimit),
+            RELAY_POLL_INTERVAL_MS: '200',
+            ...retentionSettings,
+            ...options.settings,
+          },
+          command: faultCommand(process, options.faults ?? {}, options.faultLog),
+          readiness: 'live',
+          // Eleven Node processes start at once on two cores: give each time to load.
+          readyTimeoutMs: 90_000,
+        }),
+      ),
+    ),
+  );
+  return roles;
+}
+
 /**
- * Starts PostgreSQL and Kafka, migrates both databases, creates the topics, then starts every
- * role of both services as its own process, registered in the stack so a test (or a person
+ * Starts PostgreSQL and Kafka, migrates both databases and provisions the topics, then starts
+ * every role of both services as its own process, registered in the stack so a test (or a person
  * with `pnpm stack kill <component>`) can SIGKILL exactly one of them.
  */
 export async function startSystem(options: SystemOptions): Promise<System> {
+  const kafkaBrokers = options.kafkaBrokers ?? 1;
   const stack = await Stack.up({
     name: options.name,
-    kafkaHeapMb: 512,
+    kafkaBrokers,
+    // A cluster's nodes keep the stack's smaller default heap each.
+    ...(kafkaBrokers === 1 ? { kafkaHeapMb: 512 } : {}),
     env: { ...process.env, STACK_PROVIDER: 'local' },
   });
-  const orderDatabase = await stack.createDatabase('orders');
-  const paymentDatabase = await stack.createDatabase('payments');
-  migrate('order', orderDatabase);
-  migrate('payment', paymentDatabase);
-  await createTopics(stack.kafkaBrokers, options.partitions ?? 3);
+  const databaseUrls = await createDatabases(stack);
+  const faultLog = path.join(stacksHome(), stack.name, 'injected-faults.jsonl');
+  const roles = await startRoles(stack, { ...options, databaseUrls, faultLog });
 
-  const plan: { service: 'order' | 'payment'; role: RoleProcess['role']; count: number }[] = [
-    { service: 'order', role: 'api', count: 1 },
-    { service: 'order', role: 'relay', count: options.orderRelays ?? 1 },
-    { service: 'order', role: 'consumer', count: 1 },
-    { service: 'payment', role: 'api', count: 1 },
-    { service: 'payment', role: 'relay', count: options.paymentRelays ?? 1 },
-    { service: 'payment', role: 'consumer', count: options.paymentConsumers ?? 1 },
-    { service: 'payment', role: 'processor', count: options.paymentProcessors ?? 1 },
-  ];
-  const roles: RoleProcess[] = [];
-  for (const { service, role, count } of plan) {
-    for (let instance = 1; instance <= count; instance++) {
-      const component = count === 1 ? `${service}-${role}` : `${service}-${role}-${instance}`;
-      roles.push({ component, service, role, port: await findFreePort() });
-    }
-  }
-
-  await Promise.all(
-    roles.map((process) =>
-      stack.addProcess({
-        name: process.component,
-        command: globalThis.process.execPath,
-        args: roleArgs(path.join(services[process.service], 'src', 'main.ts'), process.role),
-        cwd: services[process.service],
-        env: {
-          DATABASE_URL: process.service === 'order' ? orderDatabase : paymentDatabase,
-          KAFKA_BROKERS: stack.kafkaBrokers.join(','),
-          HOST: '127.0.0.1',
-          PORT: String(process.port),
-          OPS_PORT: String(process.port),
-          LOG_LEVEL: 'info',
-          PAYMENT_AMOUNT_LIMIT: String(paymentLimit),
-          RELAY_POLL_INTERVAL_MS: '200',
-          KAFKAJS_NO_PARTITIONER_WARNING: '1',
-          ...(process.role === 'relay' && options.relayCrashAfterPublish
-            ? { FAULT_CRASH_AFTER_PUBLISH: String(options.relayCrashAfterPublish) }
-            : {}),
-        },
-        readiness: { type: 'http', url: `http://127.0.0.1:${process.port}/health/live` },
-        // Nine Node processes start at once on two cores: give each time to load.
-        readyTimeoutMs: 90_000,
-        endpoints: { url: `http://127.0.0.1:${process.port}` },
-      }),
-    ),
-  );
-
-  const portOf = (component: string): number =>
-    roles.find((r) => r.component === component)?.port ?? 0;
-  const orderDb = resilientPool(orderDatabase);
-  const paymentDb = resilientPool(paymentDatabase);
+  const portOf = (name: string): number => roles.find((r) => r.name === name)?.port ?? 0;
+  const orderDb = resilientPool(databaseOf(databaseUrls, orderService.name));
+  const paymentDb = resilientPool(databaseOf(databaseUrls, paymentService.name));
   return {
     stack,
     orderUrl: `http://127.0.0.1:${portOf('order-api')}`,
@@ -157,6 +180,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     orderDb,
     paymentDb,
     roles,
+    faultLog,
     async down(options = {}) {
       await Promise.all([orderDb.end(), paymentDb.end()]);
       await stack.down({ keepFiles: options.keepLogs ?? false });

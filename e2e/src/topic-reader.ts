@@ -1,4 +1,5 @@
-import { Kafka, logLevel } from 'kafkajs';
+import { pollUntil } from '@outbox-inbox/infra';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 
 export interface TopicMessage {
   readonly partition: number;
@@ -18,6 +19,17 @@ function header(value: Buffer | string | (Buffer | string)[] | undefined): strin
  * Reads a topic from the beginning up to its high watermarks at the time of the call, in
  * partition order, with a throwaway consumer group: the suite's view of what was delivered.
  */
+/**
+ * The topic's offsets, asked again while its partitions have no leader yet: right after a topic
+ * is created (or Kafka restarted) a broker answers NOT_LEADER_FOR_PARTITION for a moment.
+ */
+function settledOffsets(admin: Admin, topic: string) {
+  return pollUntil(() => admin.fetchTopicOffsets(topic), {
+    timeoutMs: 30_000,
+    description: `the offsets of ${topic}`,
+  });
+}
+
 export async function readWholeTopic(
   brokers: readonly string[],
   topic: string,
@@ -29,7 +41,7 @@ export async function readWholeTopic(
   });
   const admin = kafka.admin();
   await admin.connect();
-  const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
+  const ends = await settledOffsets(admin, topic).finally(() => admin.disconnect());
   const remaining = new Map(
     ends
       .filter((end) => end.high !== end.low && Number(end.high) > 0)
@@ -74,4 +86,23 @@ export async function readWholeTopic(
   return messages.sort(
     (a, b) => a.partition - b.partition || Number(BigInt(a.offset) - BigInt(b.offset)),
   );
+}
+
+/** How many messages a topic holds now: the sum of its partitions' high watermarks. */
+export async function topicHighWatermark(
+  brokers: readonly string[],
+  topic: string,
+): Promise<number> {
+  const admin = new Kafka({
+    clientId: 'e2e-watermarks',
+    brokers: [...brokers],
+    logLevel: logLevel.NOTHING,
+  }).admin();
+  await admin.connect();
+  try {
+    const offsets = await settledOffsets(admin, topic);
+    return offsets.reduce((sum, partition) => sum + Number(partition.high), 0);
+  } finally {
+    await admin.disconnect();
+  }
 }

@@ -1,0 +1,70 @@
+/** One deliberate break of one guarantee, and the tests that must notice it. */
+export interface Mutation {
+  readonly name: string;
+  /** The guarantee the patch breaks, in a sentence. */
+  readonly breaks: string;
+  /** The patch, relative to the repository root. */
+  readonly patch: string;
+  /**
+   * Test files (relative to the repository root, all in one package) that must fail on the
+   * mutated code. The mutation is killed when one of their tests fails as a whole.
+   */
+  readonly mustFailIn: readonly string[];
+}
+
+/**
+ * The mutations `pnpm test:mutations` applies, one at a time. Each patch breaks exactly one
+ * guarantee the README promises; the suite is only a proof if it fails for every one of them.
+ */
+export const mutations: readonly Mutation[] = Object.freeze([
+  {
+    name: 'no-inbox-dedup',
+    breaks: 'the inbox stores a redelivered event again (no key on event_id, no ON CONFLICT)',
+    patch: 'e2e/mutations/no-inbox-dedup.patch',
+    mustFailIn: ['e2e/test/2-relay-killed.test.ts'],
+  },
+  {
+    name: 'no-processed-event-dedup',
+    breaks: 'the dedup consumer applies an event whose processed_event row already exists',
+    patch: 'e2e/mutations/no-processed-event-dedup.patch',
+    mustFailIn: ['e2e/test/3-consumers-killed.test.ts'],
+  },
+  {
+    name: 'no-head-of-key',
+    breaks: 'the relay claims any unpublished row, not only the oldest of its partition key',
+    patch: 'e2e/mutations/no-head-of-key.patch',
+    mustFailIn: ['packages/outbox/test/relay/concurrent-relays.test.ts'],
+  },
+  {
+    name: 'no-commit-order-fence',
+    breaks:
+      'the relay publishes rows of transactions that committed after older ones still running',
+    patch: 'e2e/mutations/no-commit-order-fence.patch',
+    mustFailIn: ['packages/outbox/test/relay/commit-order-fence.test.ts'],
+  },
+  {
+    name: 'published-before-ack',
+    breaks: 'the relay commits published_at before Kafka acknowledged the batch',
+    patch: 'e2e/mutations/published-before-ack.patch',
+    mustFailIn: ['e2e/test/1-kafka-killed.test.ts'],
+  },
+  {
+    name: 'offset-before-inbox-insert',
+    breaks: "the inbox writer commits a batch's offset before its rows are stored",
+    patch: 'e2e/mutations/offset-before-inbox-insert.patch',
+    mustFailIn: ['e2e/test/3-consumers-killed.test.ts'],
+  },
+  {
+    name: 'no-idempotency-key-check',
+    breaks: 'POST /orders ignores the Idempotency-Key: a retried request creates a second order',
+    patch: 'e2e/mutations/no-idempotency-key-check.patch',
+    mustFailIn: ['e2e/test/14-order-api-killed.test.ts'],
+  },
+  {
+    name: 'workshop-break-idempotency',
+    breaks:
+      "the workshop's patch: payment-service's inbox key, existing-payment check and unique order_id, all removed",
+    patch: 'docs/workshop/break-idempotency.patch',
+    mustFailIn: ['e2e/test/2-relay-killed.test.ts'],
+  },
+]);

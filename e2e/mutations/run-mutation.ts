@@ -1,0 +1,147 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { findRepoRoot } from '@outbox-inbox/infra';
+import type { Mutation } from './catalog.ts';
+
+export interface MutationOutcome {
+  readonly name: string;
+  readonly breaks: string;
+  /** killed: a test failed an assertion; survived: every test passed. */
+  readonly verdict: 'killed' | 'survived' | 'patch does not apply' | 'no test ran';
+  /** `file > test title` of the first failed test. */
+  readonly caughtBy: string | undefined;
+  /** The first line of its failure: usually the violated invariant. */
+  readonly evidence: string | undefined;
+  readonly seconds: number;
+}
+
+interface VitestJson {
+  readonly numTotalTests: number;
+  readonly testResults: readonly {
+    readonly name: string;
+    readonly assertionResults: readonly {
+      readonly fullName: string;
+      readonly status: string;
+      readonly failureMessages: readonly string[];
+    }[];
+  }[];
+}
+
+const timeoutMs = 20 * 60_000;
+
+function run(command: string, args: readonly string[], cwd: string, env = process.env) {
+  return spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: timeoutMs });
+}
+
+/** The working tree as it is (tracked and untracked, not ignored), copied into `target`. */
+function copyWorkingTree(root: string, target: string): void {
+  const result = spawnSync(
+    'bash',
+    [
+      '-c',
+      // A tracked file deleted in the working tree (a report being rewritten) is left out.
+      'git ls-files -z -co --exclude-standard | tar --null --ignore-failed-read -T - -cf - | tar -xf - -C "$0"',
+      target,
+    ],
+    { cwd: root, encoding: 'utf8' },
+  );
+  if (result.status !== 0) throw new Error(`copying the working tree failed: ${result.stderr}`);
+}
+
+/** The folder of the package that holds every test file the mutation names. */
+function packageOf(mutation: Mutation): string {
+  const dirs = new Set(
+    mutation.mustFailIn.map((file) => {
+      let dir = path.dirname(file);
+      while (dir !== '.' && !existsSync(path.join(findRepoRoot(), dir, 'package.json')))
+        dir = path.dirname(dir);
+      return dir;
+    }),
+  );
+  const [dir, ...others] = dirs;
+  if (dir === undefined || others.length > 0)
+    throw new Error(`mutation ${mutation.name}: its tests must live in exactly one package`);
+  return dir;
+}
+
+function firstFailure(report: VitestJson): { caughtBy: string; evidence: string } | undefined {
+  for (const file of report.testResults) {
+    for (const test of file.assertionResults) {
+      if (test.status !== 'failed') continue;
+      // eslint-disable-next-line no-control-regex
+      const message = (test.failureMessages[0] ?? '').replaceAll(/\x1b\[[0-9;]*m/g, '');
+      const lines = message.split('\n');
+      // expectInvariantsHeld puts the first violations right after this line.
+      const broken = lines.findIndex((line) => line.includes('invariant(s) broken:'));
+      const evidence = broken >= 0 ? `${lines[broken]} ${lines[broken + 1]}` : lines[0];
+      return {
+        caughtBy: `${path.basename(file.name)} > ${test.fullName}`,
+        evidence: (evidence ?? '').trim().slice(0, 300),
+      };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Copies the working tree, applies the mutation's patch, installs the packages offline and
+ * runs the tests that must catch it. Never touches the working tree itself.
+ */
+export async function runMutation(
+  mutation: Mutation,
+  options: { keep: boolean },
+): Promise<MutationOutcome> {
+  const started = Date.now();
+  const root = findRepoRoot();
+  const copy = mkdtempSync(path.join(os.tmpdir(), `mutation-${mutation.name}-`));
+  const outcome = (
+    verdict: MutationOutcome['verdict'],
+    found?: ReturnType<typeof firstFailure>,
+  ) => ({
+    name: mutation.name,
+    breaks: mutation.breaks,
+    verdict,
+    caughtBy: found?.caughtBy,
+    evidence: found?.evidence,
+    seconds: Math.round((Date.now() - started) / 1000),
+  });
+  try {
+    copyWorkingTree(root, copy);
+    const patch = path.join(root, mutation.patch);
+    const applied = run('git', ['apply', patch], copy);
+    if (applied.status !== 0)
+      return outcome('patch does not apply', {
+        caughtBy: '',
+        evidence: applied.stderr.trim().split('\n')[0] ?? '',
+      });
+    const installed = run('pnpm', ['install', '--offline', '--frozen-lockfile'], copy);
+    if (installed.status !== 0) throw new Error(`pnpm install failed: ${installed.stderr}`);
+    const pkg = packageOf(mutation);
+    const jsonFile = path.join(copy, 'mutation-result.json');
+    const kafkaLibs = path.join(root, 'infra', 'kafka', 'target');
+    const env = {
+      ...process.env,
+      ...(existsSync(path.join(kafkaLibs, 'libs')) ? { KAFKA_HOME: kafkaLibs } : {}),
+    };
+    run(
+      path.join(copy, pkg, 'node_modules', '.bin', 'vitest'),
+      [
+        'run',
+        ...mutation.mustFailIn.map((file) => path.relative(pkg, file)),
+        '--reporter=json',
+        `--outputFile=${jsonFile}`,
+      ],
+      path.join(copy, pkg),
+      env,
+    );
+    if (!existsSync(jsonFile)) return outcome('no test ran');
+    const report = JSON.parse(readFileSync(jsonFile, 'utf8')) as VitestJson;
+    if (report.numTotalTests === 0) return outcome('no test ran');
+    const found = firstFailure(report);
+    return found ? outcome('killed', found) : outcome('survived');
+  } finally {
+    if (!options.keep) rmSync(copy, { recursive: true, force: true });
+  }
+}

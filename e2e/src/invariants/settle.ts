@@ -1,0 +1,87 @@
+import { pollUntil } from '@outbox-inbox/infra';
+import type { LoadResult } from '../load-generator.ts';
+import type { System } from '../system.ts';
+
+type Pool = System['orderDb'];
+
+async function rows<T>(pool: Pool, query: string, values: unknown[] = []): Promise<T[]> {
+  return (await pool.query(query, values)).rows as T[];
+}
+
+async function count(pool: Pool, query: string): Promise<number> {
+  const [row] = await rows<{ n: string }>(pool, query);
+  return Number(row?.n ?? 0);
+}
+
+/** What must be true once the system has settled; each entry is what is missing. */
+async function unsettled(system: System, load: LoadResult): Promise<string[]> {
+  const waiting: string[] = [];
+  const orderBacklog = await count(
+    system.orderDb,
+    'SELECT count(*) AS n FROM outbox_event WHERE published_at IS NULL',
+  );
+  const paymentBacklog = await count(
+    system.paymentDb,
+    'SELECT count(*) AS n FROM outbox_event WHERE published_at IS NULL',
+  );
+  const inboxBacklog = await count(
+    system.paymentDb,
+    'SELECT count(*) AS n FROM inbox_event WHERE NOT processed AND dead_at IS NULL',
+  );
+  if (orderBacklog > 0) waiting.push(`${orderBacklog} order outbox rows unpublished`);
+  if (paymentBacklog > 0) waiting.push(`${paymentBacklog} payment outbox rows unpublished`);
+  if (inboxBacklog > 0) waiting.push(`${inboxBacklog} inbox rows unprocessed`);
+  const open = await count(
+    system.orderDb,
+    `SELECT count(*) AS n FROM orders
+      WHERE status = 'PENDING' OR (status = 'CANCELLED' AND payment_status IS DISTINCT FROM 'REFUNDED' AND payment_status IS DISTINCT FROM 'FAILED')`,
+  );
+  if (open > 0) waiting.push(`${open} orders not final`);
+  if (load.accepted.size === 0) waiting.push('no order accepted');
+  return waiting;
+}
+
+/**
+ * How long the system may take to settle after the last fault, unless a scenario says: room
+ * for every client to reconnect after Kafka comes back (their backoff) and for the backlog to
+ * drain, on two shared cores.
+ */
+export const defaultDrainBoundMs = 45_000;
+
+/**
+ * Polls until every accepted order is final and every queue is empty; returns the seconds it
+ * took. Fails once `boundMs` passed since the last fault (`lastFaultAt()`, epoch ms, read on
+ * every poll: a kill point may still strike while the backlog drains) or after `timeoutMs`.
+ */
+export async function waitUntilSettled(
+  system: System,
+  load: LoadResult,
+  options: { boundMs?: number; lastFaultAt?: () => number; timeoutMs?: number } = {},
+): Promise<number> {
+  const started = Date.now();
+  const boundMs = options.boundMs ?? defaultDrainBoundMs;
+  const lastFaultAt = (): number => Math.max(started, options.lastFaultAt?.() ?? started);
+  const timeoutMs = options.timeoutMs ?? 180_000;
+  let last: string[] = [];
+  let outcome: 'settled' | 'overdue';
+  try {
+    outcome = await pollUntil(
+      async () => {
+        last = await unsettled(system, load);
+        if (last.length === 0) return 'settled' as const;
+        return Date.now() - lastFaultAt() > boundMs ? ('overdue' as const) : false;
+      },
+      { timeoutMs, intervalMs: 250, description: 'the system to settle' },
+    );
+  } catch (error) {
+    throw new Error(`the system did not settle within ${timeoutMs / 1000} s: ${last.join('; ')}`, {
+      cause: error,
+    });
+  }
+  if (outcome === 'overdue') {
+    throw new Error(
+      `the system did not settle within ${boundMs / 1000} s of the last fault: ${last.join('; ')}`,
+    );
+  }
+  return (Date.now() - started) / 1000;
+}

@@ -1,0 +1,50 @@
+import { topics } from '@outbox-inbox/contracts';
+import { pollUntil } from '@outbox-inbox/infra';
+import { expect, it } from 'vitest';
+import {
+  leaderOfBusiestPartition,
+  partitionsLedBy,
+  waitUntilInSync,
+} from '../src/faults/kafka-cluster.ts';
+import { expectInvariantsHeld } from '../src/invariants/expect-held.ts';
+import { defaultRate, runScenario } from '../src/scenario.ts';
+
+it('three-node cluster: the leader of the busiest partition SIGKILLed mid-batch, for each topic; leadership moves and nothing is lost', async () => {
+  const killed: string[] = [];
+  const result = await runScenario('10 leader killed', {
+    system: { kafkaBrokers: 3 },
+    inject: async ({ system, acceptedSoFar, fault }) => {
+      const { stack } = system;
+      for (const topic of [topics.orderEvents, topics.paymentEvents]) {
+        const before = acceptedSoFar();
+        await pollUntil(() => acceptedSoFar() >= before + defaultRate * 2, {
+          timeoutMs: 60_000,
+          description: 'traffic',
+        });
+        const leader = await leaderOfBusiestPartition(stack, topic);
+        await stack.kill(leader);
+        killed.push(leader);
+        fault(`${leader} (leader of the busiest ${topic} partition) SIGKILL`);
+        // Once its broker session expires, the controller fences it and the in-sync replicas on
+        // the two live nodes lead; they keep the quorum and the relays go on.
+        await pollUntil(async () => (await partitionsLedBy(stack, leader)) === 0, {
+          timeoutMs: 60_000,
+          intervalMs: 500,
+          description: `leadership moved off the dead ${leader}`,
+        });
+        const atMove = acceptedSoFar();
+        await pollUntil(() => acceptedSoFar() >= atMove + defaultRate * 3, {
+          timeoutMs: 60_000,
+          description: 'orders while the leader is dead',
+        });
+        await stack.start(leader);
+        await waitUntilInSync(stack);
+        fault(`${leader} restarted and back in sync`);
+      }
+    },
+  });
+
+  expectInvariantsHeld(result.invariants);
+  expect(killed).toHaveLength(2);
+  expect(result.load.refused).toBe(0);
+});
