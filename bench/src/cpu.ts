@@ -138,6 +138,15 @@ export async function measureCpu<T>(
   return { result, cpu: meter.stop() };
 }
 
+/** Runs `work` (which returns how much it did: events, requests) and takes the CPU it cost. */
+export async function measureCpuRun(
+  groups: Readonly<Record<string, number | undefined>>,
+  work: () => Promise<number>,
+): Promise<CpuRun> {
+  const { result, cpu } = await measureCpu(groups, work);
+  return { cpu, work: result };
+}
+
 /** How many cores the machine has (the ceiling of machineSeconds / wallSeconds). */
 export const coreCount = cpus().length;
 

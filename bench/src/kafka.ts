@@ -1,23 +1,8 @@
-import { Kafka, Partitioners, logLevel, type Producer } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
 import { sleep } from './stats.ts';
 
 export function benchKafka(brokers: readonly string[], clientId = 'bench'): Kafka {
   return new Kafka({ brokers: [...brokers], clientId, logLevel: logLevel.NOTHING });
-}
-
-/**
- * The producer the baselines use: the same settings as the relay's own producer
- * (packages/outbox src/relay/publish-batch.ts `createRelayProducer`: idempotent, acks -1 on
- * every send, one request in flight, Java-compatible partitioner), so a comparison measures
- * the relay's work around the send, not a different transport configuration.
- */
-export function baselineProducer(kafka: Kafka): Producer {
-  return kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    createPartitioner: Partitioners.DefaultPartitioner,
-    retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 },
-  });
 }
 
 export interface TopicSpec {
@@ -25,6 +10,29 @@ export interface TopicSpec {
   readonly partitions: number;
   /** Broker-stamped timestamps: a record's timestamp is when Kafka appended it (≈ its ack). */
   readonly logAppendTime?: boolean;
+  /** Replicas per partition (the broker's default, 1 on one broker, when absent). */
+  readonly replicationFactor?: number;
+  /** With acks -1, how many replicas must have a write before it is acknowledged. */
+  readonly minInsyncReplicas?: number;
+}
+
+async function createTopics(admin: ReturnType<Kafka['admin']>, specs: readonly TopicSpec[]) {
+  await admin.createTopics({
+    waitForLeaders: true,
+    topics: specs.map((s) => ({
+      topic: s.topic,
+      numPartitions: s.partitions,
+      ...(s.replicationFactor === undefined ? {} : { replicationFactor: s.replicationFactor }),
+      configEntries: [
+        ...(s.logAppendTime ? [{ name: 'message.timestamp.type', value: 'LogAppendTime' }] : []),
+        ...(s.minInsyncReplicas === undefined
+          ? []
+          : [{ name: 'min.insync.replicas', value: String(s.minInsyncReplicas) }]),
+      ],
+    })),
+  });
+  const now = new Set(await admin.listTopics());
+  return specs.every((s) => now.has(s.topic));
 }
 
 /** Creates the topics, deleting them first when they exist (a scenario starts from empty). */
@@ -40,18 +48,7 @@ export async function freshTopics(kafka: Kafka, specs: readonly TopicSpec[]): Pr
     // Deletion completes asynchronously on the broker; creation fails until it has.
     for (let attempt = 0; ; attempt++) {
       try {
-        await admin.createTopics({
-          waitForLeaders: true,
-          topics: specs.map((s) => ({
-            topic: s.topic,
-            numPartitions: s.partitions,
-            configEntries: s.logAppendTime
-              ? [{ name: 'message.timestamp.type', value: 'LogAppendTime' }]
-              : [],
-          })),
-        });
-        const now = new Set(await admin.listTopics());
-        if (specs.every((s) => now.has(s.topic))) return;
+        if (await createTopics(admin, specs)) return;
       } catch (error) {
         if (attempt >= 50) throw error;
       }

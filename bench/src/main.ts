@@ -1,36 +1,50 @@
 #!/usr/bin/env node
 /**
- * `pnpm bench` (full, ~20 min on 2 cores) or `pnpm bench -- --quick` (about a minute): starts
- * its own PostgreSQL + Kafka stack, runs B1–B6 (see README.md), prints the tables and writes
- * docs/benchmarks.md (quick runs write bench/report/quick.md instead). Every comparison is
- * measured side by side in this run; nothing here asserts an absolute time.
+ * `pnpm bench` (full) or `pnpm bench -- --quick` (smoke sizes): starts its own PostgreSQL +
+ * Kafka stack (and a three-node cluster for B1c), runs B1–B7 (see README.md), prints the
+ * tables and writes docs/benchmarks.md (other runs write under bench/report/). Every comparison is measured side by side in this
+ * run; nothing here asserts an absolute time.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Stack, findRepoRoot } from '@outbox-inbox/infra';
-import type { BenchContext } from './context.ts';
+import type { BenchContext, Scenario } from './context.ts';
 import { benchDb } from './database.ts';
 import { benchKafka } from './kafka.ts';
 import { describeMachine, type Machine } from './machine.ts';
-import { markdownTable, targetsTable, textTable, type Section } from './report.ts';
-import { relayDrain } from './scenarios/b1-relay-drain.ts';
-import { relayScaling } from './scenarios/b2-relay-scaling.ts';
-import { latency } from './scenarios/b3-latency.ts';
-import { writeOverhead } from './scenarios/b4-write-overhead.ts';
-import { inbox } from './scenarios/b5-inbox.ts';
-import { memory } from './scenarios/b6-memory.ts';
+import { targetsTable, textTable, type Section } from './report.ts';
+import { renderReport, reportFile } from './report-file.ts';
+import { capacity } from './scenarios/capacity/capacity.ts';
+import { clusterDrain } from './scenarios/relay-drain/cluster-drain.ts';
+import { inbox } from './scenarios/inbox/inbox.ts';
+import { latency } from './scenarios/latency/latency.ts';
+import { memory } from './scenarios/memory/memory.ts';
+import { relayDrain } from './scenarios/relay-drain/relay-drain.ts';
+import { relayScaling } from './scenarios/relay-scaling/relay-scaling.ts';
+import { writeOverhead } from './scenarios/write-overhead/write-overhead.ts';
 import { parseSettings } from './settings.ts';
 
-const scenarios: readonly { id: string; run: (ctx: BenchContext) => Promise<Section> }[] = [
-  { id: 'B1', run: relayDrain },
-  { id: 'B2', run: relayScaling },
-  { id: 'B3', run: latency },
-  { id: 'B4', run: writeOverhead },
-  { id: 'B5', run: inbox },
-  { id: 'B6', run: memory },
+const scenarios: readonly Scenario[] = [
+  relayDrain,
+  clusterDrain,
+  relayScaling,
+  latency,
+  writeOverhead,
+  inbox,
+  memory,
+  capacity,
 ];
 
 const { settings, only } = parseSettings(process.argv.slice(2), process.env);
+const unknown = [...(only ?? [])].filter(
+  (name) => !scenarios.some((scenario) => scenario.id.toUpperCase() === name),
+);
+if (unknown.length > 0) {
+  console.error(
+    `error: --only names no scenario ${unknown.join(', ')}; known: ${scenarios.map((s) => s.id).join(', ')}`,
+  );
+  process.exit(2);
+}
 const root = findRepoRoot();
 const began = performance.now();
 const log = (message: string) =>
@@ -38,23 +52,11 @@ const log = (message: string) =>
     `[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${message}`,
   );
 
-process.env['KAFKAJS_NO_PARTITIONER_WARNING'] = '1';
-const stack = await Stack.up({ name: `bench-${process.pid}`, kafkaHeapMb: 1024 });
-// Ctrl-C still brings the servers and role processes down.
-const interrupted = () => void stack.down().finally(() => process.exit(130));
-process.once('SIGINT', interrupted);
-process.once('SIGTERM', interrupted);
-
-const sections: Section[] = [];
-let machine: Machine | undefined;
-try {
-  const admin = benchDb<unknown>(stack.postgresUrl('postgres'), 1);
-  machine = await describeMachine(stack, admin);
-  await admin.destroy();
-  log(`${settings.mode} run on ${machine.cpus}, ${machine.memory}; stack ${stack.name}`);
-  const ctx: BenchContext = { stack, kafka: benchKafka(stack.kafkaBrokers), settings, log };
+/** Runs the chosen scenarios one after another, printing each section as it is done. */
+async function runScenarios(ctx: BenchContext): Promise<Section[]> {
+  const sections: Section[] = [];
   for (const scenario of scenarios) {
-    if (only && !only.has(scenario.id)) continue;
+    if (only && !only.has(scenario.id.toUpperCase())) continue;
     if (scenario.id === 'B6' && settings.memoryEvents === 0) {
       log('B6 skipped in quick mode (it needs a 1M-event backlog)');
       continue;
@@ -65,6 +67,24 @@ try {
     console.log(`\n${section.id} ${section.title}`);
     for (const table of section.tables) console.log(`${textTable(table)}\n`);
   }
+  return sections;
+}
+
+process.env['KAFKAJS_NO_PARTITIONER_WARNING'] = '1';
+const stack = await Stack.up({ name: `bench-${process.pid}`, kafkaHeapMb: 1024 });
+// Ctrl-C still brings the servers and role processes down.
+const interrupted = () => void stack.down().finally(() => process.exit(130));
+process.once('SIGINT', interrupted);
+process.once('SIGTERM', interrupted);
+
+let sections: Section[] = [];
+let machine: Machine | undefined;
+try {
+  const admin = benchDb<unknown>(stack.postgresUrl('postgres'), 1);
+  machine = await describeMachine(stack, admin);
+  await admin.destroy();
+  log(`${settings.mode} run on ${machine.cpus}, ${machine.memory}; stack ${stack.name}`);
+  sections = await runScenarios({ stack, kafka: benchKafka(stack.kafkaBrokers), settings, log });
 } finally {
   await stack.down();
 }
@@ -73,57 +93,12 @@ const minutes = (performance.now() - began) / 60_000;
 const targets = sections.flatMap((s) => s.targets);
 if (targets.length > 0) console.log(`Targets\n${textTable(targetsTable(targets))}\n`);
 if (machine) {
-  const target =
-    settings.mode === 'full' && !only
-      ? path.join(root, 'docs', 'benchmarks.md')
-      : path.join(
-          root,
-          'bench',
-          'report',
-          `${settings.mode}${only ? `-${[...only].join('-')}` : ''}.md`,
-        );
+  const target = reportFile(root, settings, only);
+  const analysis =
+    settings.mode === 'full'
+      ? readFileSync(path.join(root, 'bench', 'analysis.md'), 'utf8').trim()
+      : '';
   mkdirSync(path.dirname(target), { recursive: true });
-  writeFileSync(target, renderMarkdown(machine, sections, minutes));
+  writeFileSync(target, renderReport({ machine, settings, sections, minutes, analysis }));
   log(`wrote ${path.relative(root, target)} (${minutes.toFixed(1)} min)`);
-}
-
-function renderMarkdown(m: Machine, done: readonly Section[], took: number): string {
-  const analysisFile = path.join(root, 'bench', 'analysis.md');
-  const analysis = settings.mode === 'full' ? readFileSync(analysisFile, 'utf8').trim() : '';
-  return [
-    '# Benchmarks',
-    '',
-    `Generated by \`pnpm bench\`${settings.mode === 'quick' ? ' -- --quick' : ''} (bench/, see bench/README.md) on ${m.date}, in ${took.toFixed(1)} minutes. ` +
-      'Every comparison below was measured side by side in this one run (alternating rounds, median with min–max); ' +
-      'the absolute numbers belong to this machine on this day, the ratios are the result.',
-    '',
-    '## Machine',
-    '',
-    markdownTable({
-      headers: ['', ''],
-      rows: [
-        ['date', m.date],
-        ['CPU', m.cpus],
-        ['memory', m.memory],
-        ['OS', m.os],
-        ['Node', m.node],
-        ['PostgreSQL', m.postgres],
-        ['Kafka', m.kafka],
-        ['load average at start (1/5/15 min)', m.load],
-      ],
-    }),
-    '',
-    '## Targets',
-    '',
-    markdownTable(targetsTable(done.flatMap((s) => s.targets))),
-    '',
-    ...done.flatMap((s) => [
-      `## ${s.id}: ${s.title}`,
-      '',
-      ...s.tables.flatMap((t) => [markdownTable(t), '']),
-      ...s.notes.map((n) => `- ${n}`),
-      '',
-    ]),
-    ...(analysis ? [analysis, ''] : []),
-  ].join('\n');
 }

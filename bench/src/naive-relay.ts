@@ -8,10 +8,9 @@
 // Two ways to run it: `asWritten` keeps the guide's schedule (fixedDelay = 500 ms after every
 // run, which alone caps it at 100 events per 500 ms + batch time); otherwise it loops again
 // at once while batches come back full, so the figure is its per-row cost, not its schedule.
-import type { Kafka } from 'kafkajs';
-import { sql, type Kysely } from 'kysely';
-import type { OutboxTables } from '@outbox-inbox/outbox';
-import { baselineProducer } from './kafka.ts';
+import type { Kafka, Message } from 'kafkajs';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { createRelayProducer, EVENT_HEADERS, type OutboxTables } from '@outbox-inbox/outbox';
 import { sleep } from './stats.ts';
 
 const GUIDE_BATCH = 100;
@@ -23,35 +22,77 @@ export interface NaiveRelay {
   stop(): Promise<void>;
 }
 
+interface GuideRow {
+  readonly id: string;
+  readonly event_id: string;
+  readonly event_type: string;
+  readonly aggregate_type: string;
+  readonly aggregate_id: string;
+  readonly created_at: Date;
+  readonly topic: string;
+  readonly partition_key: string;
+  readonly payload: unknown;
+}
+
+/**
+ * The same message as the library's relay sends (the consumers read these headers), so the
+ * comparison is of the relay's work, not of what it sends.
+ */
+function guideMessage(row: GuideRow): Message {
+  return {
+    key: row.partition_key,
+    value: JSON.stringify(row.payload),
+    headers: {
+      [EVENT_HEADERS.eventId]: row.event_id,
+      [EVENT_HEADERS.eventType]: row.event_type,
+      [EVENT_HEADERS.aggregateType]: row.aggregate_type,
+      [EVENT_HEADERS.aggregateId]: row.aggregate_id,
+      [EVENT_HEADERS.occurredAt]: row.created_at.toISOString(),
+    },
+  };
+}
+
+/** The guide's claim: 100 unpublished rows, locked, skipping rows other instances hold. */
+function claimGuideBatch(trx: Transaction<OutboxTables>): Promise<GuideRow[]> {
+  return trx
+    .selectFrom('outbox_event')
+    .select([
+      'id',
+      'event_id',
+      'event_type',
+      'aggregate_type',
+      'aggregate_id',
+      'created_at',
+      'topic',
+      'partition_key',
+      'payload',
+    ])
+    .where('published_at', 'is', null)
+    .orderBy('id')
+    .limit(GUIDE_BATCH)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
 export async function startNaiveRelay(deps: {
   readonly db: Kysely<OutboxTables>;
   readonly kafka: Kafka;
   /** The guide's `@Scheduled(fixedDelay = 500)`: pause after every run, full or not. */
   readonly asWritten?: boolean;
 }): Promise<NaiveRelay> {
-  const producer = baselineProducer(deps.kafka);
+  // The relay's own producer settings: the comparison measures the relay's work, not transport.
+  const producer = createRelayProducer(deps.kafka);
   await producer.connect();
   let running = true;
   let published = 0;
 
   const runOnce = async (): Promise<number> =>
     deps.db.transaction().execute(async (trx) => {
-      const batch = await trx
-        .selectFrom('outbox_event')
-        .select(['id', 'topic', 'partition_key', 'payload'])
-        .where('published_at', 'is', null)
-        .orderBy('id')
-        .limit(GUIDE_BATCH)
-        .forUpdate()
-        .skipLocked()
-        .execute();
+      const batch = await claimGuideBatch(trx);
       for (const row of batch) {
         if (!running) break;
-        await producer.send({
-          topic: row.topic,
-          messages: [{ key: row.partition_key, value: JSON.stringify(row.payload) }],
-          acks: -1,
-        });
+        await producer.send({ topic: row.topic, messages: [guideMessage(row)], acks: -1 });
         await trx
           .updateTable('outbox_event')
           .set({ published_at: sql<Date>`now()` })

@@ -1,22 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
-import { findFreePort, findRepoRoot, type Stack } from '@outbox-inbox/infra';
-import { roleArgs } from '@outbox-inbox/service-kit/role-command';
-
-const root = findRepoRoot();
-const serviceDirs = {
-  order: path.join(root, 'services', 'order-service'),
-  payment: path.join(root, 'services', 'payment-service'),
-} as const;
-export type ServiceName = keyof typeof serviceDirs;
-
-/** Runs the service's own migrations (its tables + the outbox library's) on `databaseUrl`. */
-export function migrateService(service: ServiceName, databaseUrl: string): void {
-  execFileSync(process.execPath, [path.join(serviceDirs[service], 'src', 'migrate.ts')], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
+import { findFreePort, type Stack } from '@outbox-inbox/infra';
+import { roleComponent } from '@outbox-inbox/launcher';
+import type { Command, ServiceDescriptor } from '@outbox-inbox/service-kit';
 
 export interface RoleHandle {
   readonly component: string;
@@ -26,43 +10,46 @@ export interface RoleHandle {
 }
 
 /**
- * Starts one role of a service as its own process, registered in the stack like the e2e
- * suite's roles (e2e/src/system.ts), with the service's real entry point and configuration
- * through its environment. Resolves once it answers /health/live.
+ * Starts one role of a service as its own process, registered in the stack as the launcher
+ * builds every role process: the service's real program (or `command`, a variant of it) and
+ * its configuration through its environment. Resolves once it answers /health/live.
  */
 export async function startRole(
   stack: Stack,
   options: {
     readonly component: string;
-    readonly service: ServiceName;
-    readonly role: 'api' | 'relay' | 'consumer' | 'processor';
+    readonly service: ServiceDescriptor;
+    readonly role: string;
     readonly databaseUrl: string;
-    readonly env?: Readonly<Record<string, string>>;
+    readonly settings?: Readonly<Record<string, string>>;
+    readonly command?: Command;
   },
 ): Promise<RoleHandle> {
+  const { component, service, role } = options;
   const port = await findFreePort();
-  await stack.addProcess({
-    name: options.component,
-    command: process.execPath,
-    args: roleArgs(path.join(serviceDirs[options.service], 'src', 'main.ts'), options.role),
-    cwd: serviceDirs[options.service],
-    env: {
-      DATABASE_URL: options.databaseUrl,
-      KAFKA_BROKERS: stack.kafkaBrokers.join(','),
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      OPS_PORT: String(port),
-      LOG_LEVEL: 'warn',
-      KAFKAJS_NO_PARTITIONER_WARNING: '1',
-      ...options.env,
-    },
-    readiness: { type: 'http', url: `http://127.0.0.1:${port}/health/live` },
-    endpoints: { url: `http://127.0.0.1:${port}` },
-  });
+  await stack.addProcess(
+    roleComponent(
+      { name: component, service, role },
+      {
+        port,
+        databaseUrl: options.databaseUrl,
+        kafkaBrokers: stack.kafkaBrokers,
+        logLevel: 'warn',
+        readiness: 'live',
+        settings: options.settings,
+        command: options.command,
+      },
+    ),
+  );
   return {
-    component: options.component,
+    component,
     url: `http://127.0.0.1:${port}`,
-    pid: () => stack.pid(options.component),
-    stop: () => stack.stop(options.component),
+    pid: () => stack.pid(component),
+    stop: () => stack.stop(component),
   };
+}
+
+/** A service's default for one of its variables, as its own configuration reads it. */
+export function defaultOf(service: ServiceDescriptor, variable: string): string {
+  return service.env.find((candidate) => candidate.name === variable)?.default ?? 'unset';
 }

@@ -29,6 +29,12 @@ export interface BenchSettings {
   readonly handlerMs: number;
   /** B6: backlog for the memory run; 0 skips it (quick mode). */
   readonly memoryEvents: number;
+  /** B7: seconds each offered rate is held, the first rate, the factor between rates. */
+  readonly capacitySeconds: number;
+  readonly capacityStartRate: number;
+  readonly capacityGrowth: number;
+  /** B7: rates tried per variant at most (the search halves the gap after the first miss). */
+  readonly capacitySteps: number;
 }
 
 const full: BenchSettings = Object.freeze({
@@ -51,6 +57,10 @@ const full: BenchSettings = Object.freeze({
   processorConcurrency: Object.freeze([1, 4, 16]),
   handlerMs: 5,
   memoryEvents: 1_000_000,
+  capacitySeconds: 60,
+  capacityStartRate: 200,
+  capacityGrowth: 1.6,
+  capacitySteps: 8,
 });
 
 const quick: BenchSettings = Object.freeze({
@@ -68,6 +78,9 @@ const quick: BenchSettings = Object.freeze({
   processorMessages: 500,
   processorConcurrency: Object.freeze([1, 4]),
   memoryEvents: 0,
+  capacitySeconds: 5,
+  capacityStartRate: 100,
+  capacitySteps: 2,
 });
 
 /** `--quick` or BENCH_QUICK=1 picks the smoke sizes; `--only B1,B3` (or BENCH_ONLY) runs a subset. */

@@ -1,0 +1,38 @@
+import { defineScenario, type BenchContext, type Scenario } from '../../context.ts';
+import { capacitySection } from './capacity-section.ts';
+import { startCapacitySystem, type CapacityVariant } from './capacity-system.ts';
+import { searchCapacity, type CapacitySearch } from './search-capacity.ts';
+
+const variants: readonly CapacityVariant[] = [
+  { name: 'library, handler of 0 ms', design: 'library', providerMs: 0 },
+  { name: 'library, 20 ms provider call', design: 'library', providerMs: 20 },
+  { name: 'guide as written, 0 ms', design: 'guide', providerMs: 0 },
+];
+
+/** Each variant on its own fresh system, one after the other. */
+async function measureAll(ctx: BenchContext): Promise<CapacitySearch[]> {
+  const searches: CapacitySearch[] = [];
+  for (const [index, variant] of variants.entries()) {
+    const system = await startCapacitySystem(ctx, variant, index);
+    try {
+      searches.push(await searchCapacity(ctx, system, variant));
+    } finally {
+      await system.stop();
+    }
+  }
+  return searches;
+}
+
+/**
+ * B7: how many orders per second the whole system carries end to end on this machine, with a
+ * handler that takes no time (the architecture's own cost), with `pnpm dev`'s 20 ms provider
+ * call (what a user of the template gets), and with the style guide's relay and processor as
+ * written, side by side in one run.
+ */
+export const capacity: Scenario = defineScenario({
+  id: 'B7',
+  setUp: async () => undefined,
+  measure: (ctx) => measureAll(ctx),
+  report: (ctx, _bench, searches) => capacitySection(searches, ctx.settings.capacitySeconds),
+  tearDown: async () => undefined,
+});
