@@ -17,7 +17,7 @@ export default tseslint.config(
     },
   },
   {
-    // R-DIST-OBX-X1 / X2 (see ../shared/SPEC.md): services reach Kafka only through the outbox.
+    // R-DIST-OBX-X1 / X2 (docs/rules.md): services reach Kafka only through the outbox.
     // Write handlers, after-commit hooks and every other module outside relay/ and
     // infrastructure/ may not import kafkajs, create a producer or send: the relay publishes
     // what a transaction wrote to the outbox, so nothing is sent that did not commit, and
