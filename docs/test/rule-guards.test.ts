@@ -2,10 +2,11 @@
  * The rules of docs/rules.md that no behaviour test can show on its own: the partial indexes
  * the relay and the processor depend on, and where in the source some things may happen at all.
  */
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { findRepoRoot, Stack } from '@outbox-inbox/infra';
+import { migrateService, services } from '@outbox-inbox/launcher';
+import { paymentService } from '@outbox-inbox/payment-service';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 // Types `inject('stackName')`, provided by the infra package's global setup.
@@ -43,12 +44,8 @@ describe('R-DIST-OBX-1: the hot-set indexes exist, partial, as the guide gives t
   it('outbox_event(id) WHERE published_at IS NULL and inbox_event(received_at) WHERE NOT processed', async () => {
     const stack = Stack.open(inject('stackName'));
     const url = await stack.createDatabase('docs_rule_guards');
-    // payment-service's own migration script: the schema a deployment really gets.
-    execFileSync(process.execPath, ['services/payment-service/src/migrate.ts'], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    // payment-service's own migrate program: the schema a deployment really gets.
+    await migrateService(paymentService, url);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
@@ -77,19 +74,21 @@ describe('where things may happen, by source', () => {
   });
 
   it('R-DIST-OBX-3: outbox rows are deleted only by the retention job, never because they were published', () => {
-    expect(filesMatching(/DELETE FROM outbox_event|deleteFrom\(\s*'outbox_event'/)).toEqual([
-      'packages/outbox/src/operations/retention.ts',
-    ]);
+    // Retention deletes by a table name it is given (`sql.table`), outbox_event among them.
+    expect(
+      filesMatching(/DELETE FROM (outbox_event|\$\{sql\.table)|deleteFrom\(\s*'outbox_event'/),
+    ).toEqual(['packages/outbox/src/operations/retention.ts']);
   });
 
   it('R-DIST-OBX-2: only the critical consumer (payment-service) runs an inbox; the rest dedup with processed_event', () => {
-    const services = (pattern: RegExp): string[] =>
-      filesMatching(pattern).filter((file) => file.startsWith('services/'));
-    expect(services(/startInboxWriter\(/)).toEqual([
-      'services/payment-service/src/inbox/start-order-inbox.ts',
-    ]);
-    expect(services(/startDedupConsumer\(/)).toEqual([
-      'services/order-service/src/consumer/start-payment-consumer.ts',
-    ]);
+    /** The services whose source matches, one entry per matching file. */
+    const callers = (pattern: RegExp): string[] =>
+      filesMatching(pattern).flatMap((file) =>
+        services
+          .filter((service) => path.join(root, file).startsWith(service.directory))
+          .map((service) => service.name),
+      );
+    expect(callers(/startInboxWriter\(/)).toEqual(['payment-service']);
+    expect(callers(/startDedupConsumer\(/)).toEqual(['order-service']);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { findFreePort, findRepoRoot, Stack } from '@outbox-inbox/infra';
-import { componentNames, startServices, type ComponentName } from '@outbox-inbox/launcher';
+import { componentNames, startServices } from '@outbox-inbox/launcher';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 // Types `inject('stackName')`, provided by the infra package's global setup.
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
@@ -40,11 +40,11 @@ async function passes(script: string, env?: Record<string, string>): Promise<str
 
 beforeAll(async () => {
   stack = Stack.open(inject('stackName'));
-  const ports = {} as Record<ComponentName, number>;
+  const ports: Record<string, number> = {};
   for (const name of componentNames) ports[name] = await findFreePort();
   await startServices(stack, {
     ports,
-    env: { RELAY_POLL_INTERVAL_MS: '200', LOG_LEVEL: 'warn' },
+    settings: { RELAY_POLL_INTERVAL_MS: '200', LOG_LEVEL: 'warn' },
   });
 });
 

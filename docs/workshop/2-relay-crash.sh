@@ -7,13 +7,13 @@ run ./pnpm stack stop order-relay
 id=$(wk orders 1)
 run wk sql orders "SELECT id, event_type, published_at FROM outbox_event WHERE aggregate_id = '$id'"
 
-step "Run a relay that SIGKILLs itself right after Kafka's ack (FAULT_CRASH_AFTER_PUBLISH=1)"
-echo "\$ (cd services/order-service && FAULT_CRASH_AFTER_PUBLISH=1 DATABASE_URL=… KAFKA_BROKERS=… node src/main.ts --roles relay)"
+step "Run a relay that SIGKILLs itself right after Kafka's ack (the e2e suite's fault injection)"
+echo "\$ E2E_FAULTS=relay-after-publish=1 DATABASE_URL=… KAFKA_BROKERS=… node e2e/src/faults/role-with-faults.ts order-service --roles relay"
 status=0
 database_url=$(wk db-url orders)
 brokers=$(wk brokers)
-(cd services/order-service && FAULT_CRASH_AFTER_PUBLISH=1 LOG_LEVEL=warn \
-  DATABASE_URL="$database_url" KAFKA_BROKERS="$brokers" node src/main.ts --roles relay) || status=$?
+E2E_FAULTS=relay-after-publish=1 LOG_LEVEL=warn DATABASE_URL="$database_url" KAFKA_BROKERS="$brokers" \
+  node e2e/src/faults/role-with-faults.ts order-service --roles relay || status=$?
 echo "relay exit status: $status (137 = SIGKILL)"
 [ "$status" = 137 ]
 expect "the event is on order.events, but its outbox row is still unpublished"

@@ -20,12 +20,12 @@ import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { Stack, pollUntil } from '@outbox-inbox/infra';
 // The suite's own reader and naive writer: the workshop shows exactly what the tests check.
-import { readWholeTopic } from '../../e2e/src/topic-reader.ts';
 import {
   createOrderSendingAfterCommit,
   naiveSchema,
   naiveTopic,
-} from '../../e2e/src/anti-patterns/naive-order-writer.ts';
+  readWholeTopic,
+} from '@outbox-inbox/e2e';
 
 const timeoutMs = Number(process.env['WK_TIMEOUT_S'] ?? 90) * 1000;
 const stack = Stack.open(process.env['STACK_NAME'] ?? 'dev');
