@@ -70,19 +70,37 @@ function loadApi(): Api | null {
   return api;
 }
 
-/** True when spans can be made; batch call sites skip all span work otherwise. */
-export function tracingAvailable(): boolean {
-  return loadApi() !== null;
+let noopProvider: OpenTelemetry.TracerProvider | undefined;
+
+/**
+ * True once the application registered a tracer provider (an SDK). Until then the API's global
+ * proxy delegates to its no-op provider, and every span would be work for nothing. A provider
+ * that is not the API's proxy (another copy of the API registered it) counts as registered.
+ */
+function providerRegistered(otel: Api): boolean {
+  const provider = otel.trace.getTracerProvider();
+  if (!(provider instanceof otel.ProxyTracerProvider)) return true;
+  noopProvider ??= new otel.ProxyTracerProvider().getDelegate();
+  return provider.getDelegate() !== noopProvider;
 }
 
 /**
- * Starts the span of one hop of an event. Without `@opentelemetry/api` it returns a shared
- * no-op; without a registered tracer provider the API's own no-op tracer answers, and
- * `propagate` leaves the headers as the application wrote them.
+ * True when spans are recorded: the API is installed and a tracer provider registered. Call
+ * sites skip all span work otherwise (checked per batch, so a provider registered later counts).
+ */
+export function tracingAvailable(): boolean {
+  const otel = loadApi();
+  return otel !== null && providerRegistered(otel);
+}
+
+/**
+ * Starts the span of one hop of an event. Without `@opentelemetry/api`, or before a tracer
+ * provider is registered, it returns a shared no-op whose `propagate` leaves the headers as the
+ * application wrote them.
  */
 export function startEventSpan(facts: EventSpanFacts): EventSpan {
   const otel = loadApi();
-  if (otel === null) return NO_SPAN;
+  if (otel === null || !providerRegistered(otel)) return NO_SPAN;
   const parent = parentContext(otel, facts);
   const tracer = otel.trace.getTracer('@outbox-inbox/outbox');
   const type = OPERATION_TYPE[facts.operation];
