@@ -29,6 +29,36 @@ function startMain(args: string[], env: Record<string, string>) {
   return { child, exited, output: () => output };
 }
 
+/** A migrated database of its own and `main.ts --roles api` on a free port, ready. */
+async function startReadyApi(databasePrefix: string, env: Record<string, string> = {}) {
+  const stack = Stack.open(inject('stackName'));
+  const url = await stack.createDatabase(`${databasePrefix}_${randomUUID().slice(0, 8)}`);
+  await migrateDatabase({ url, logger: pino({ level: 'silent' }) });
+  const port = await findFreePort();
+  const api = startMain(['--roles', 'api'], {
+    DATABASE_URL: url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ...env,
+  });
+  try {
+    await pollUntil(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok, {
+      timeoutMs: 30_000,
+      description: 'the api to be ready',
+    });
+  } catch (error) {
+    api.child.kill('SIGKILL');
+    throw error;
+  }
+  const createOrder = (headers: Record<string, string>) =>
+    fetch(`http://127.0.0.1:${port}/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ customerId: 'c', amount: 10, currency: 'EUR' }),
+    });
+  return { ...api, createOrder };
+}
+
 describe('src/main.ts', () => {
   it('exits 1 with a message naming the bad variable', async () => {
     const missing = startMain(['--roles', 'api'], {});
@@ -50,25 +80,9 @@ describe('src/main.ts', () => {
   });
 
   it('serves the api role and stops gracefully on SIGTERM', async () => {
-    const stack = Stack.open(inject('stackName'));
-    const url = await stack.createDatabase(`orders_main_${randomUUID().slice(0, 8)}`);
-    await migrateDatabase({ url, logger: pino({ level: 'silent' }) });
-    const port = await findFreePort();
-    const api = startMain(['--roles', 'api'], {
-      DATABASE_URL: url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-    });
+    const api = await startReadyApi('orders_main');
     try {
-      await pollUntil(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok, {
-        timeoutMs: 30_000,
-        description: 'the api to be ready',
-      });
-      const created = await fetch(`http://127.0.0.1:${port}/orders`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-request-id': 'req-from-test' },
-        body: JSON.stringify({ customerId: 'c', amount: 10, currency: 'EUR' }),
-      });
+      const created = await api.createOrder({ 'x-request-id': 'req-from-test' });
       expect(created.status).toBe(201);
       expect(created.headers.get('x-request-id')).toBe('req-from-test');
     } finally {
@@ -95,27 +109,12 @@ describe('src/main.ts', () => {
     });
     await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
     const collectorPort = (collector.address() as AddressInfo).port;
-    const stack = Stack.open(inject('stackName'));
-    const url = await stack.createDatabase(`orders_otlp_${randomUUID().slice(0, 8)}`);
-    await migrateDatabase({ url, logger: pino({ level: 'silent' }) });
-    const port = await findFreePort();
-    const api = startMain(['--roles', 'api'], {
-      DATABASE_URL: url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
+    const api = await startReadyApi('orders_otlp', {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
     });
     const caller = startTrace();
     try {
-      await pollUntil(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok, {
-        timeoutMs: 30_000,
-        description: 'the api to be ready',
-      });
-      const created = await fetch(`http://127.0.0.1:${port}/orders`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', traceparent: formatTraceparent(caller) },
-        body: JSON.stringify({ customerId: 'c', amount: 10, currency: 'EUR' }),
-      });
+      const created = await api.createOrder({ traceparent: formatTraceparent(caller) });
       expect(created.status).toBe(201);
     } finally {
       // Stopping flushes the spans still batched.
