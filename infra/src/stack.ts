@@ -12,6 +12,7 @@ import { pauseLocal, resumeLocal } from './process/freeze.ts';
 import { isAlive } from './process/process-identity.ts';
 import type { LaunchSpec } from './process/launch.ts';
 import type { Readiness } from './readiness.ts';
+import { pollUntil } from './poll.ts';
 import { isKafkaNodeName, resolveKafkaBrokers } from './kafka-cluster/cluster-shape.ts';
 import {
   describePartitionLeaders,
@@ -193,7 +194,15 @@ export class Stack {
       (this.#record(node).endpoints['brokers'] ?? '').split(','),
     );
     if (brokers.length === 0) return [];
-    return describePartitionLeaders({ brokers, nodeNames, timeoutMs: options.timeoutMs ?? 5000 });
+    const timeoutMs = options.timeoutMs ?? 5000;
+    // Once the controller quorum is lost (two of three nodes stopped), the survivor's metadata
+    // keeps listing the stopped nodes, and the client may send a request to one of them until
+    // its retries run out. A fresh client, asked again, picks anew.
+    return pollUntil(() => describePartitionLeaders({ brokers, nodeNames, timeoutMs }), {
+      timeoutMs: 3 * timeoutMs,
+      intervalMs: 200,
+      description: 'the partition leaders',
+    });
   }
 
   /** Creates the database if it does not exist yet; returns its connection string. */
