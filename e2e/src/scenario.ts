@@ -84,6 +84,11 @@ export async function runScenario(
     inject: (context: FaultContext) => Promise<void>;
     /** What the scenario did on purpose that the invariants must allow (injected garbage). */
     expect?: Partial<InvariantExpectations>;
+    /**
+     * The scenario's own checks of the settled system, beside the invariants: each problem it
+     * returns is a violation.
+     */
+    checkSettled?: (system: System) => Promise<readonly string[]>;
   },
 ): Promise<ScenarioResult> {
   const system = await startSystem({
@@ -174,7 +179,9 @@ export async function runScenario(
     const settledAt = Date.now();
     await observer.stop();
     const injected = readInjectedFaults(system.faultLog);
-    const invariants = await checkInvariants(system, loadResult, options.expect);
+    const checked = await checkInvariants(system, loadResult, options.expect);
+    const ownProblems = (await options.checkSettled?.(system)) ?? [];
+    const invariants = { ...checked, violations: [...checked.violations, ...ownProblems] };
     // Every restart the supervisor still has under way is counted.
     await supervisor.stop();
     const restarts = supervisor.restarts();

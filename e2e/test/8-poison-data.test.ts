@@ -15,6 +15,7 @@ import {
   type PoisonRow,
 } from '../src/poison/poison-outbox.ts';
 import { produceRaw, type Landed } from '../src/poison/produce-poison.ts';
+import { unknownOrderEvents, unknownOrderProblems } from '../src/poison/unknown-order-events.ts';
 import { defaultRate, runScenario, type FaultContext } from '../src/scenario.ts';
 import { sampleStalls, type StallSighting } from '../src/stall-sampler.ts';
 
@@ -28,7 +29,9 @@ async function traffic(context: FaultContext, seconds: number): Promise<void> {
 
 it('poison data under load: refused outbox rows set aside, garbage parked as raw bytes, no storm, no stall; every order settles', async () => {
   const corpus = poisonCorpus();
+  const strangers = unknownOrderEvents();
   let landed: Landed[] = [];
+  let strangersLanded: Landed[] = [];
   let poisonRows: PoisonRow[] = [];
   const injectedCopies = new Map<string, number>();
   let found: OperatorFindings = { failed: [], parked: [], signals: {} };
@@ -43,7 +46,11 @@ it('poison data under load: refused outbox rows set aside, garbage parked as raw
       // Nothing here kills a relay: one resend (a send that timed out) at most, never a storm.
       redeliveryLimit: 1,
       injectedCopies,
+      isInjectedOrder: (orderId) =>
+        orderId === strangers.createdFor || orderId === strangers.paidFor,
     },
+    // Valid events about invented orders are events, not garbage: taken, never parked.
+    checkSettled: (system) => unknownOrderProblems(system, strangers, strangersLanded),
     inject: async (context) => {
       const { system, fault } = context;
       const sampler = sampleStalls(system);
@@ -55,6 +62,8 @@ it('poison data under load: refused outbox rows set aside, garbage parked as raw
         fault(
           `${corpus.length} poison messages on both topics: ${corpus.map((m) => m.name).join(', ')}`,
         );
+        strangersLanded = await produceRaw(system.stack.kafkaBrokers, strangers.messages);
+        fault('valid OrderCreated and PaymentCompleted about orders that do not exist');
         const copies = [
           ...(await copiesOfPublished(system.orderDb, 3)),
           ...(await copiesOfPublished(system.paymentDb, 3)),

@@ -4,6 +4,7 @@ export type { ServerName, UpOptions } from './up-options.ts';
 export type { PartitionLeader } from './kafka-cluster/partition-leaders.ts';
 export type { ProviderName } from './choose-provider.ts';
 export { InfraError } from './errors.ts';
+export { findJava, resolveKafkaClasspath } from './components/kafka.ts';
 export type { InfraErrorCode } from './errors.ts';
 export { pollUntil } from './poll.ts';
 export { findFreePort } from './ports.ts';

@@ -19,20 +19,27 @@ export interface InvariantReport {
 }
 
 /**
- * The snapshot without what the scenario injected itself: outbox rows outside any order, and
- * garbage it produced to the topics.
+ * The snapshot without what the scenario injected itself: outbox rows outside any order,
+ * garbage it produced to the topics, and everything about orders it invented.
  */
 function withoutInjected(snapshot: SystemSnapshot, expect: InvariantExpectations): SystemSnapshot {
   const row = expect.isInjectedOutboxRow ?? (() => false);
   const message = expect.isInjectedMessage ?? (() => false);
+  const invented = expect.isInjectedOrder ?? (() => false);
+  const outbox = (entries: SystemSnapshot['orderOutbox']) =>
+    entries.filter((entry) => !row(entry) && !invented(entry.partitionKey));
+  const onTopic = (topic: string, messages: SystemSnapshot['orderTopic']) =>
+    messages.filter((m) => !message({ topic, ...m }) && !invented(m.key));
   return {
     ...snapshot,
-    orderOutbox: snapshot.orderOutbox.filter((entry) => !row(entry)),
-    paymentOutbox: snapshot.paymentOutbox.filter((entry) => !row(entry)),
-    orderTopic: snapshot.orderTopic.filter((m) => !message({ topic: topics.orderEvents, ...m })),
-    paymentTopic: snapshot.paymentTopic.filter(
-      (m) => !message({ topic: topics.paymentEvents, ...m }),
-    ),
+    payments: snapshot.payments.filter((payment) => !invented(payment.orderId)),
+    orderOutbox: outbox(snapshot.orderOutbox),
+    paymentOutbox: outbox(snapshot.paymentOutbox),
+    inbox: snapshot.inbox.filter((entry) => !invented(entry.partitionKey)),
+    orderHistory: snapshot.orderHistory.filter((entry) => !invented(entry.orderId)),
+    paymentHistory: snapshot.paymentHistory.filter((entry) => !invented(entry.orderId)),
+    orderTopic: onTopic(topics.orderEvents, snapshot.orderTopic),
+    paymentTopic: onTopic(topics.paymentEvents, snapshot.paymentTopic),
   };
 }
 

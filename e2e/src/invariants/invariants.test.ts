@@ -298,6 +298,38 @@ describe('the invariants', () => {
     expect(violations).toEqual([expect.stringMatching(/event {2}is on the topic but not/)]);
   });
 
+  it('leave out what follows from events about an order the scenario invented, but not an order row', () => {
+    const snapshot = healthy(stories);
+    const invented = uuid();
+    const created = { eventId: uuid(), eventType: 'OrderCreated' };
+    const paid = { id: 2000n, eventId: uuid(), eventType: 'PaymentCompleted', published: true };
+    snapshot.orderTopic.push({ partition: 0, offset: '90', key: invented, ...created });
+    snapshot.inbox.push({
+      eventId: created.eventId,
+      partitionKey: invented,
+      processed: true,
+      dead: false,
+    });
+    snapshot.paymentHistory.push({ orderId: invented, ...created });
+    snapshot.payments.push({ orderId: invented, status: 'COMPLETED' });
+    snapshot.paymentOutbox.push({ ...paid, partitionKey: invented });
+    snapshot.paymentTopic.push({
+      partition: 0,
+      offset: '91',
+      key: invented,
+      eventId: paid.eventId,
+      eventType: paid.eventType,
+    });
+    expect(check(snapshot).length).toBeGreaterThanOrEqual(4);
+    const injected = { paymentLimit: limit, isInjectedOrder: (id: string) => id === invented };
+    expect(evaluate(snapshot, injected).violations).toEqual([]);
+    // order-service must never have made the invented order real.
+    snapshot.orders.push({ id: invented, status: 'PAID', paymentStatus: 'PAID' });
+    expect(evaluate(snapshot, injected).violations).toContainEqual(
+      expect.stringMatching(/phantom/),
+    );
+  });
+
   it('see a retention role that never completed a run, or never answered', () => {
     const snapshot = healthy(stories);
     snapshot.retentionRuns = [

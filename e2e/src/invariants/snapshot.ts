@@ -94,6 +94,12 @@ export interface InvariantExpectations {
    * one. Unset: any number (relays killed at random resend batches any number of times).
    */
   readonly redeliveryLimit?: number;
+  /**
+   * Orders the scenario invented: it produced valid events about them to the topics itself, and
+   * every trace of them (inbox rows, payments, payment events, applications) is its own story,
+   * checked by the scenario, not part of the accepted orders'.
+   */
+  readonly isInjectedOrder?: (orderId: string) => boolean;
   /** Copies of our events the scenario produced to the topics itself, by event id. */
   readonly injectedCopies?: ReadonlyMap<string, number>;
 }

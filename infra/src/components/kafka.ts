@@ -6,7 +6,8 @@ import { InfraError } from '../errors.ts';
 import type { KafkaRecord } from '../component-record.ts';
 import { findRepoRoot } from '../state-file.ts';
 
-function findJava(env: NodeJS.ProcessEnv): string {
+/** The `java` to run Kafka (and Kafka's own tools) with: JAVA_HOME's, else the one on PATH. */
+export function findJava(env: NodeJS.ProcessEnv = process.env): string {
   const java = env['JAVA_HOME'] ? path.join(env['JAVA_HOME'], 'bin', 'java') : 'java';
   const probe = spawnSync(java, ['-version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
