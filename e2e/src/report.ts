@@ -23,6 +23,36 @@ export interface ScenarioCounts {
   readonly passed: boolean;
 }
 
+/** One row of the report: a scenario that stopped before measuring has no counts (null). */
+export type ReportRow = {
+  readonly [K in keyof ScenarioCounts]: K extends 'scenario' | 'faults' | 'passed'
+    ? ScenarioCounts[K]
+    : ScenarioCounts[K] | null;
+};
+
+/**
+ * The row of a scenario that threw before it could count (a drain past its bound, a fault that
+ * never landed): the faults it had injected, and why it stopped.
+ */
+export function abortedRow(scenario: string, faults: readonly string[], error: unknown): ReportRow {
+  const message = error instanceof Error ? error.message : String(error);
+  const firstLine = (message.split('\n')[0] ?? '').slice(0, 200);
+  return {
+    scenario,
+    ordersAccepted: null,
+    ordersRefused: null,
+    eventsPublished: null,
+    duplicatesDelivered: null,
+    duplicatesDroppedByInbox: null,
+    duplicatesDroppedByDedup: null,
+    largestBacklog: null,
+    drainSeconds: null,
+    recoverySeconds: null,
+    faults: [...faults, `stopped: ${firstLine}`],
+    passed: false,
+  };
+}
+
 const reportDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../report');
 const jsonFile = path.join(reportDir, 'latest.json');
 
@@ -32,7 +62,7 @@ export const reportFiles = Object.freeze({
   markdown: path.join(reportDir, 'latest.md'),
 });
 
-const columns: readonly [keyof ScenarioCounts, string][] = [
+const columns: readonly [keyof ReportRow, string][] = [
   ['scenario', 'scenario'],
   ['ordersAccepted', 'orders accepted'],
   ['ordersRefused', 'refused'],
@@ -47,14 +77,14 @@ const columns: readonly [keyof ScenarioCounts, string][] = [
   ['passed', 'test'],
 ];
 
-function cell(value: ScenarioCounts[keyof ScenarioCounts]): string {
+function cell(value: ReportRow[keyof ReportRow]): string {
   if (Array.isArray(value)) return value.join(', ');
   if (typeof value === 'boolean') return value ? 'passed' : 'FAILED';
   if (value === null) return '-';
   return String(value);
 }
 
-export function markdownTable(rows: readonly ScenarioCounts[]): string {
+export function markdownTable(rows: readonly ReportRow[]): string {
   const header = `| ${columns.map(([, title]) => title).join(' | ')} |`;
   const rule = `| ${columns.map(() => '---').join(' | ')} |`;
   const body = rows.map((row) => `| ${columns.map(([key]) => cell(row[key])).join(' | ')} |`);
@@ -65,10 +95,10 @@ export function markdownTable(rows: readonly ScenarioCounts[]): string {
  * Records one scenario's counts in e2e/report/latest.json and rewrites latest.md.
  * The suite's global set-up starts each run with no report.
  */
-export function recordScenario(counts: ScenarioCounts): void {
+export function recordScenario(counts: ReportRow): void {
   mkdirSync(reportDir, { recursive: true });
-  const previous: ScenarioCounts[] = existsSync(jsonFile)
-    ? (JSON.parse(readFileSync(jsonFile, 'utf8')) as ScenarioCounts[])
+  const previous: ReportRow[] = existsSync(jsonFile)
+    ? (JSON.parse(readFileSync(jsonFile, 'utf8')) as ReportRow[])
     : [];
   const rows = [...previous.filter((row) => row.scenario !== counts.scenario), counts].sort(
     (a, b) => a.scenario.localeCompare(b.scenario),

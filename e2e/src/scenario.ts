@@ -9,7 +9,7 @@ import { checkInvariants, type InvariantReport } from './invariants/check-invari
 import type { InvariantExpectations } from './invariants/snapshot.ts';
 import { defaultDrainBoundMs, waitUntilSettled } from './invariants/settle.ts';
 import { observe } from './observer.ts';
-import { recordScenario, type ScenarioCounts } from './report.ts';
+import { abortedRow, recordScenario, type ScenarioCounts } from './report.ts';
 import { superviseRoles } from './supervisor.ts';
 import { paymentLimit, startSystem, type System, type SystemOptions } from './system.ts';
 
@@ -228,6 +228,8 @@ export async function runScenario(
     };
   } catch (error) {
     failed = true;
+    // The report shows a scenario that stopped early too, with the faults it had injected.
+    recordScenario(abortedRow(name, faults, error));
     throw error;
   } finally {
     await supervisor.stop();

@@ -49,5 +49,7 @@ it('three-node cluster: a partition leader frozen (SIGSTOP) past its session, th
   });
 
   expectInvariantsHeld(result.invariants);
+  // No role died of the fault: each rode it out in its process.
+  expect(result.unexpectedRestarts).toEqual([]);
   expect(result.load.refused).toBe(0);
 });

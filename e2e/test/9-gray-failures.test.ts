@@ -42,6 +42,8 @@ it('gray failures: Kafka, PostgreSQL and a relay frozen and thawed, handlers tha
   });
 
   expectInvariantsHeld(result.invariants);
+  // No role died of the fault: each rode it out in its process.
+  expect(result.unexpectedRestarts).toEqual([]);
   // Each fault was seen by the signal an operator watches, while it lasted.
   expect(seen['kafka']?.signal).toMatch(/degraded: outbox-relay has had work/);
   expect(seen['postgres']?.signal).toMatch(/order-api \/health\/ready unavailable/);
