@@ -139,6 +139,7 @@ it('deletes nothing while another run holds the lock, and runs once it is free',
 
 it('runs on a schedule and reports rows deleted per table, runs and the last run', async () => {
   const registry = new Registry();
+  const jobStarted = performance.now();
   const job = startRetentionJob({
     db: testDb.db,
     logger: silentLogger,
@@ -162,6 +163,11 @@ it('runs on a schedule and reports rows deleted per table, runs and the last run
     expect(await value('outbox_retention_deleted_rows_total', ['table', 'request_key'])).toBe(5);
     expect(await value('outbox_retention_deleted_rows_total', ['table', 'outbox_event'])).toBe(3);
     expect(await value('outbox_retention_last_run_timestamp_seconds')).toBeGreaterThan(0);
+    // The gauge reads 0 until a completed run sets it; a run (several statements) takes some
+    // time, and never longer than the job has existed.
+    const duration = await value('outbox_retention_last_run_duration_seconds');
+    expect(duration).toBeGreaterThan(0);
+    expect(duration).toBeLessThanOrEqual((performance.now() - jobStarted) / 1000);
     // A second instance finds the lock taken while the first holds it.
     await testDb.db.connection().execute(async (connection) => {
       await sql`SELECT pg_advisory_lock(${RETENTION_LOCK_ID})`.execute(connection);

@@ -31,6 +31,45 @@ function composeService(name: string): ComposeService {
   return found;
 }
 
+const workspace = parse(readFileSync(path.join(root, 'pnpm-workspace.yaml'), 'utf8')) as {
+  patchedDependencies?: Record<string, string>;
+};
+/** The patch files pnpm-workspace.yaml names: pnpm refuses to fetch without them. */
+const patchFiles = Object.values(workspace.patchedDependencies ?? {});
+
+/** The patterns of .dockerignore, exceptions (`!`) left out: what the build context lacks. */
+const ignored = readFileSync(path.join(root, '.dockerignore'), 'utf8')
+  .split('\n')
+  .map((line) => line.trim())
+  .filter((line) => line !== '' && !line.startsWith('#') && !line.startsWith('!'));
+
+/** Whether .dockerignore leaves a file of the repository out of the build context. */
+function leftOutOfContext(file: string): boolean {
+  const parts = file.split('/');
+  const selfAndFolders = parts.map((_, i) => parts.slice(0, i + 1).join('/'));
+  return ignored.some((pattern) => selfAndFolders.some((p) => path.matchesGlob(p, pattern)));
+}
+
+/**
+ * Where a COPY instruction (`COPY [--flag] <source>... <destination>`) puts a file of the
+ * context, relative to the working directory; undefined when it does not copy it.
+ */
+function copiedTo(copy: string, file: string): string | undefined {
+  const args = copy.split(/\s+/).filter((arg) => !arg.startsWith('--'));
+  const destination = args.at(-1) ?? '';
+  for (const source of args.slice(0, -1).map((arg) => path.posix.normalize(arg))) {
+    if (source === file) {
+      return destination.endsWith('/')
+        ? path.posix.join(destination, path.posix.basename(file))
+        : path.posix.normalize(destination);
+    }
+    if (source === '.' || file.startsWith(`${source}/`)) {
+      return path.posix.join(destination, path.posix.relative(source, file));
+    }
+  }
+  return undefined;
+}
+
 /** The Dockerfile's instructions, continuation lines joined, comments left out. */
 function instructions(service: ServiceDescriptor): { keyword: string; rest: string }[] {
   const text = readFileSync(path.join(service.directory, 'Dockerfile'), 'utf8');
@@ -129,5 +168,24 @@ describe.each(services.map((service) => [service.name, service] as const))('%s',
     ]);
     const exposed = final.find((line) => line.keyword === 'EXPOSE')?.rest.split(' ') ?? [];
     expect(exposed.map(Number).sort()).toEqual(Object.values<number>(service.ports).sort());
+  });
+
+  it('copies every patch pnpm-workspace.yaml names into the workspace before `pnpm fetch`', () => {
+    expect(patchFiles).not.toEqual([]);
+    const lines = instructions(service);
+    const fetch = lines.findIndex((line) => /^pnpm fetch\b/.test(line.rest));
+    expect(fetch).toBeGreaterThan(0);
+    const before = lines.slice(
+      lines.findLastIndex((l, i) => i < fetch && l.keyword === 'FROM'),
+      fetch,
+    );
+    // The workspace root is the working directory, so a patch lands at its repository path.
+    expect(before.filter((line) => line.keyword === 'WORKDIR').at(-1)?.rest).toBe('/repo');
+    for (const patch of patchFiles) {
+      expect(leftOutOfContext(patch), `.dockerignore leaves out ${patch}`).toBe(false);
+      const copies = before.filter((line) => line.keyword === 'COPY');
+      const landed = copies.map((line) => copiedTo(line.rest, patch)).filter((to) => to);
+      expect(landed, `${patch} copied before pnpm fetch`).toContain(patch);
+    }
   });
 });
