@@ -3,7 +3,7 @@ import { armFault, disarmFault } from './faults/arming.ts';
 import { readInjectedFaults } from './faults/injected-faults.ts';
 import { secondsToRecover } from './recovery.ts';
 import { metricTotal, probeReady, scrapeMetrics } from './role-probes.ts';
-import { defaultRate, type FaultContext } from './scenario.ts';
+import { traffic, type FaultContext } from './scenario.ts';
 import type { System, SystemProcess } from './system.ts';
 
 /** What one gray failure showed: the signal an operator saw, and how long recovery took. */
@@ -16,15 +16,6 @@ function role(system: System, name: string): SystemProcess {
   const found = system.roles.find((candidate) => candidate.name === name);
   if (found === undefined) throw new Error(`no role process named ${name}`);
   return found;
-}
-
-/** Lets the system flow for a while between faults, measured in orders accepted. */
-async function traffic(context: FaultContext, seconds: number): Promise<void> {
-  const before = context.acceptedSoFar();
-  await pollUntil(() => context.acceptedSoFar() >= before + defaultRate * seconds, {
-    timeoutMs: 60_000,
-    description: 'traffic between faults',
-  });
 }
 
 /** A worker of one of these processes that `/health/ready` reports stalled, with its reason. */

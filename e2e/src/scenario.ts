@@ -59,6 +59,15 @@ export interface ScenarioResult {
   readonly unexpectedRestarts: readonly string[];
 }
 
+/** Lets the system flow for a while between faults, measured in orders accepted. */
+export async function traffic(context: FaultContext, seconds: number): Promise<void> {
+  const before = context.acceptedSoFar();
+  await pollUntil(() => context.acceptedSoFar() >= before + defaultRate * seconds, {
+    timeoutMs: 60_000,
+    description: 'traffic between faults',
+  });
+}
+
 /** Seconds from the latest of the fault times to `settledAt`; null when there was none. */
 function secondsSinceLastFault(
   settledAt: number,

@@ -1,5 +1,4 @@
 import { skipFailedOutboxEvents } from '@outbox-inbox/outbox';
-import { pollUntil } from '@outbox-inbox/infra';
 import { expect, it } from 'vitest';
 import { expectInvariantsHeld } from '../src/invariants/expect-held.ts';
 import {
@@ -16,16 +15,8 @@ import {
 } from '../src/poison/poison-outbox.ts';
 import { produceRaw, type Landed } from '../src/poison/produce-poison.ts';
 import { unknownOrderEvents, unknownOrderProblems } from '../src/poison/unknown-order-events.ts';
-import { defaultRate, runScenario, type FaultContext } from '../src/scenario.ts';
+import { runScenario, traffic } from '../src/scenario.ts';
 import { sampleStalls, type StallSighting } from '../src/stall-sampler.ts';
-
-async function traffic(context: FaultContext, seconds: number): Promise<void> {
-  const before = context.acceptedSoFar();
-  await pollUntil(() => context.acceptedSoFar() >= before + defaultRate * seconds, {
-    timeoutMs: 60_000,
-    description: 'traffic',
-  });
-}
 
 it('poison data under load: refused outbox rows set aside, garbage parked as raw bytes, no storm, no stall; every order settles', async () => {
   const corpus = poisonCorpus();

@@ -29,8 +29,8 @@ function healthy(stories: readonly { amount: number; cancelled: boolean }[]): Ed
     orderTopic: [] as TopicMessage[],
     paymentTopic: [] as TopicMessage[],
     retentionRuns: [
-      { service: 'order-service', completed: 12 },
-      { service: 'payment-service', completed: 12 },
+      { service: 'order-service', completed: 12, deleted: { outbox_event: 40 } },
+      { service: 'payment-service', completed: 12, deleted: { inbox_event: 30 } },
     ] as SystemSnapshot['retentionRuns'][number][],
   };
   let id = 0n;
@@ -330,11 +330,45 @@ describe('the invariants', () => {
     );
   });
 
+  it('with short retention windows, read what was sent from the topics and still see a lost or repeated application', () => {
+    const snapshot = healthy(stories);
+    // Retention took every published outbox row and every processed inbox row.
+    snapshot.orderOutbox = [];
+    snapshot.paymentOutbox = [];
+    snapshot.inbox = [];
+    const shortRetention = {
+      'order-service': ['outbox_event'],
+      'payment-service': ['inbox_event'],
+    };
+    expect(check(snapshot).length).toBeGreaterThan(0);
+    const expectations = { paymentLimit: limit, shortRetention };
+    expect(evaluate(snapshot, expectations).violations).toEqual([]);
+
+    const [first] = snapshot.paymentHistory;
+    if (first === undefined) throw new Error('no application in the healthy snapshot');
+    snapshot.paymentHistory.push(first);
+    expect(evaluate(snapshot, expectations).violations).toEqual([
+      expect.stringMatching(/payment-service: order .* applied event .* 2 times/),
+    ]);
+    snapshot.paymentHistory.pop();
+    snapshot.paymentHistory.shift();
+    expect(evaluate(snapshot, expectations).violations).toEqual([
+      expect.stringMatching(/payment-service: order .* applied 0 of 1 events/),
+    ]);
+    snapshot.paymentHistory.unshift(first);
+    expect(
+      evaluate(snapshot, {
+        ...expectations,
+        shortRetention: { ...shortRetention, 'order-service': ['processed_event'] },
+      }).violations,
+    ).toEqual(['order-service: retention deleted no processed_event row']);
+  });
+
   it('see a retention role that never completed a run, or never answered', () => {
     const snapshot = healthy(stories);
     snapshot.retentionRuns = [
-      { service: 'order-service', completed: 0 },
-      { service: 'payment-service', completed: undefined },
+      { service: 'order-service', completed: 0, deleted: {} },
+      { service: 'payment-service', completed: undefined, deleted: {} },
     ];
     expect(check(snapshot)).toEqual([
       'order-service: the retention role completed no run',

@@ -1,6 +1,7 @@
 import type { LoadResult } from '../load-generator.ts';
 import { topics } from '@outbox-inbox/contracts';
 import type { System } from '../system.ts';
+import { metricSamples, scrapeMetrics } from '../role-probes.ts';
 import { readWholeTopic } from '../topic-reader.ts';
 import type { OutboxEntry, ParkedEntry, RetentionRuns, SystemSnapshot } from './snapshot.ts';
 
@@ -70,22 +71,23 @@ async function parked(pool: Pool, database: ParkedEntry['database']): Promise<Pa
   }));
 }
 
-/** Completed runs reported by each retention role process (counters live in its memory). */
+/** Completed runs and deleted rows reported by each retention role process (in its memory). */
 async function retentionRuns(system: System): Promise<RetentionRuns[]> {
   const roles = system.roles.filter((role) => role.role === 'retention');
   return Promise.all(
     roles.map(async (role) => {
-      try {
-        const response = await fetch(`http://127.0.0.1:${role.port}/metrics`, {
-          signal: AbortSignal.timeout(5000),
-        });
-        const line = (await response.text())
-          .split('\n')
-          .find((text) => text.startsWith('outbox_retention_runs_total{outcome="completed"}'));
-        return { service: role.service.name, completed: Number(line?.split(' ').at(-1) ?? 0) };
-      } catch {
-        return { service: role.service.name, completed: undefined };
+      const text = await scrapeMetrics(role, 5000);
+      if (text === undefined)
+        return { service: role.service.name, completed: undefined, deleted: {} };
+      const completed = metricSamples(text, 'outbox_retention_runs_total')
+        .filter((sample) => sample.labels['outcome'] === 'completed')
+        .reduce((sum, sample) => sum + sample.value, 0);
+      const deleted: Record<string, number> = {};
+      for (const { labels, value } of metricSamples(text, 'outbox_retention_deleted_rows_total')) {
+        const table = labels['table'] ?? '';
+        deleted[table] = (deleted[table] ?? 0) + value;
       }
+      return { service: role.service.name, completed, deleted };
     }),
   );
 }

@@ -67,6 +67,8 @@ export interface RetentionRuns {
   readonly service: string;
   /** `outbox_retention_runs_total{outcome="completed"}`; undefined when it did not answer. */
   readonly completed: number | undefined;
+  /** `outbox_retention_deleted_rows_total` by table. */
+  readonly deleted: Readonly<Record<string, number>>;
 }
 
 /** What a scenario expects besides "nothing wrong". */
@@ -100,6 +102,13 @@ export interface InvariantExpectations {
    * checked by the scenario, not part of the accepted orders'.
    */
   readonly isInjectedOrder?: (orderId: string) => boolean;
+  /**
+   * The scenario runs retention with windows shorter than itself: published outbox rows and
+   * processed inbox and processed_event rows go while it runs, so what each sender published is
+   * read from its topic, and the proof of no loss and no double effect is each order's final
+   * state and its applications. Lists, per service, the tables retention must have deleted from.
+   */
+  readonly shortRetention?: Readonly<Record<string, readonly string[]>>;
   /** Copies of our events the scenario produced to the topics itself, by event id. */
   readonly injectedCopies?: ReadonlyMap<string, number>;
 }
