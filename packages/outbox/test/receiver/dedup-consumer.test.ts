@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { Registry } from 'prom-client';
-import {
-  createOutboxMetrics,
-  OutboxError,
-  runOnce,
-  startDedupConsumer,
-  type OutboxTables,
-} from '../../src/index.ts';
+import { createOutboxMetrics, OutboxError, runOnce, startDedupConsumer } from '../../src/index.ts';
 import {
   count,
   createKafka,
@@ -19,22 +13,13 @@ import {
   recordingLogger,
   type TestDb,
 } from '../support/harness.ts';
-
-interface OrderTable {
-  id: string;
-  status: string;
-  payments: number;
-}
-type Db = OutboxTables & { orders: OrderTable };
+import { createOrderTable, type OrderDb } from '../support/order-table.ts';
 
 let testDb: TestDb;
-let db: Kysely<Db>;
+let db: Kysely<OrderDb>;
 beforeAll(async () => {
   testDb = await createTestDb('dedup');
-  db = testDb.db.withTables<{ orders: OrderTable }>();
-  await sql`CREATE TABLE orders (id text PRIMARY KEY, status text NOT NULL, payments integer NOT NULL DEFAULT 0)`.execute(
-    db,
-  );
+  db = await createOrderTable(testDb);
 });
 afterAll(async () => {
   await testDb.destroy();
@@ -107,7 +92,7 @@ it('the dedup consumer applies each event once, counts repeats, parks garbage an
     ...paid, // the first five arrive twice
   ]);
 
-  const consumer = await startDedupConsumer<Db>({
+  const consumer = await startDedupConsumer<OrderDb>({
     db,
     kafka,
     logger: recordingLogger(),
