@@ -71,11 +71,11 @@ export {
 } from './inbox/dead-rows.ts';
 export type { DeadInboxEvent } from './inbox/dead-rows.ts';
 
-// Default receiver (processed_event dedup)
-export { runOnce } from './receiver/run-once.ts';
-export { startDedupConsumer } from './receiver/start-dedup-consumer.ts';
-export type { DedupConsumerDeps } from './receiver/start-dedup-consumer.ts';
-export type { DedupConsumerOptions, DedupConsumerHooks } from './receiver/dedup-options.ts';
+// Dedup consumer (ordinary consumers: a processed_event row in the effect's transaction)
+export { applyOnce } from './dedup-consumer/apply-once.ts';
+export { startDedupConsumer } from './dedup-consumer/start-dedup-consumer.ts';
+export type { DedupConsumerDeps } from './dedup-consumer/start-dedup-consumer.ts';
+export type { DedupConsumerOptions, DedupConsumerHooks } from './dedup-consumer/dedup-options.ts';
 
 // Operations
 export { createOutboxMetrics } from './operations/metrics.ts';

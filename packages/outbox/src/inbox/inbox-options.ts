@@ -62,7 +62,8 @@ export interface InboxWriterOptions {
   /**
    * Partitions whose batches are stored at the same time (default 3), each on its own pooled
    * connection; one partition's batches stay in order. Overlapping one batch's INSERT with
-   * another's fetch and offset commit took ingest from ~37k to ~48k messages/s in B5.
+   * another's fetch and offset commit raises ingest; the measurements are in
+   * docs/benchmarks.md ("Measurements behind settings in the code").
    */
   readonly partitionsConsumedConcurrently?: number;
 }

@@ -126,13 +126,13 @@ export function createOutboxMetrics<DB extends OutboxTables>(
     }),
     dedupAppliedTotal: new Counter({
       name: 'processed_event_applied_total',
-      help: 'Effects applied by the processed_event receiver',
+      help: 'Effects applied by the dedup consumer',
       labelNames: ['consumer'],
       registers,
     }),
     dedupDuplicatesTotal: new Counter({
       name: 'processed_event_duplicates_total',
-      help: 'Repeated deliveries the processed_event receiver ignored',
+      help: 'Repeated deliveries the dedup consumer ignored',
       labelNames: ['consumer'],
       registers,
     }),

@@ -7,8 +7,9 @@ import type { RelayOptions } from './relay-options.ts';
  * that bound a hung relay's row locks, and plan settings that keep the claim on its ordered
  * index scans when the statistics lag behind a backlog. After a burst or an outage the
  * planner still believes few rows are unpublished and picks a bitmap scan of ALL of them
- * plus a sort: 53 ms instead of 10 ms for 500 heads of a 100k backlog here, and B2's single
- * relay drained 10k instead of 17k events/s. With fresh statistics the plan is the same.
+ * plus a sort for every claim, so the claim slows down with the very backlog the relay should
+ * be draining. With fresh statistics the plan is the same. The measurements are in
+ * docs/benchmarks.md ("Measurements behind settings in the code").
  */
 export async function configureBatchTransaction(
   trx: Transaction<OutboxTables>,

@@ -25,9 +25,10 @@ export interface RelayOptions {
   /**
    * Claim-send-mark loops in this relay, each with its own producer and, during a batch, its
    * own pooled connection (default 1). They act like separate relays: per-key order holds,
-   * and one lane's database work overlaps another's wait for Kafka. Measured on 2 cores (B1):
-   * 2 lanes drained ~10 % faster, 3 and 4 no faster than 2 (the lanes' claims contend for
-   * the same keys and cores), and more lanes mean more, smaller batches under light load.
+   * and one lane's database work overlaps another's wait for Kafka. On a small machine the
+   * gain is slight and stops at two (the lanes' claims contend for the same keys and cores),
+   * and more lanes mean more, smaller batches under light load, hence one by default. The
+   * measurements are in docs/benchmarks.md ("Measurements behind settings in the code").
    */
   readonly lanes: number;
   /**

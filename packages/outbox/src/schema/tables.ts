@@ -64,7 +64,7 @@ export interface InboxEventTable {
   dead_at: NullableTimestamp;
 }
 
-/** Dedup rows of the default receiver: one per (consumer, event) whose effect was applied. */
+/** Dedup rows of the dedup consumers: one per (consumer, event) whose effect was applied. */
 export interface ProcessedEventTable {
   consumer: string;
   event_id: string;

@@ -1,12 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
-import { sql, type Generated, type Kysely } from 'kysely';
-import {
-  startInboxProcessor,
-  type CallingInboxHandler,
-  type InboxEvent,
-  type OutboxTables,
-} from '../../src/index.ts';
+import { sql, type Kysely } from 'kysely';
+import { startInboxProcessor, type CallingInboxHandler, type InboxEvent } from '../../src/index.ts';
+import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
 import {
   count,
   createTestDb,
@@ -15,23 +11,11 @@ import {
   type TestDb,
 } from '../support/harness.ts';
 
-interface EffectTable {
-  seq: Generated<string>;
-  event_id: string;
-  partition_key: string;
-  n: number;
-  answer: string;
-}
-type Db = OutboxTables & { effect: EffectTable };
-
 let testDb: TestDb;
-let db: Kysely<Db>;
+let db: Kysely<EffectDb>;
 beforeAll(async () => {
   testDb = await createTestDb('inbox_calling');
-  db = testDb.db.withTables<{ effect: EffectTable }>();
-  await sql`CREATE TABLE effect (
-    seq bigint GENERATED ALWAYS AS IDENTITY, event_id uuid PRIMARY KEY,
-    partition_key text NOT NULL, n integer NOT NULL, answer text NOT NULL)`.execute(db);
+  db = await createEffectTable(testDb);
 });
 afterAll(async () => {
   await testDb.destroy();
@@ -44,17 +28,8 @@ const fastRetries = {
 };
 
 /** Writes what `call` answered; the effect and the processed mark commit together. */
-const applyAnswer = async (
-  trx: Parameters<CallingInboxHandler<Db, string>['apply']>[0],
-  event: InboxEvent,
-  answer: string,
-): Promise<void> => {
-  const { n } = event.payload as { n: number };
-  await trx
-    .insertInto('effect')
-    .values({ event_id: event.eventId, partition_key: event.partitionKey, n, answer })
-    .execute();
-};
+const applyAnswer: CallingInboxHandler<EffectDb, string>['apply'] = (trx, event, answer) =>
+  recordEffect(trx, event, { answer });
 
 /** What the database shows while `call` waits: no open transaction, no lock on the row. */
 async function duringCall(eventId: string) {
@@ -78,7 +53,7 @@ it('call runs with no transaction and no row lock held; apply commits its answer
   await sql`TRUNCATE effect, inbox_event`.execute(db);
   const [eventId] = await seedInbox(testDb.db, [{ key: 'a', eventType: 'Pay', payload: { n: 1 } }]);
   const seen: Awaited<ReturnType<typeof duringCall>>[] = [];
-  const processor = startInboxProcessor<Db>({
+  const processor = startInboxProcessor<EffectDb>({
     db,
     logger: recordingLogger(),
     options: { ...fastRetries, concurrency: 1, handlerTimeoutMs: 2000 },
@@ -89,7 +64,7 @@ it('call runs with no transaction and no row lock held; apply commits its answer
           return `charged ${event.eventId}`;
         },
         apply: applyAnswer,
-      } satisfies CallingInboxHandler<Db, string>,
+      } satisfies CallingInboxHandler<EffectDb, string>,
     },
   });
   try {
@@ -129,7 +104,7 @@ it('a call that fails is retried, a call that outlives the timeout is aborted, a
     calls.set(event.eventId, n);
     return n;
   };
-  const processor = startInboxProcessor<Db>({
+  const processor = startInboxProcessor<EffectDb>({
     db,
     logger: recordingLogger(),
     options: { ...fastRetries, concurrency: 4, maxAttempts: 3, handlerTimeoutMs: 300 },
@@ -140,7 +115,7 @@ it('a call that fails is retried, a call that outlives the timeout is aborted, a
           return 'second time lucky';
         },
         apply: applyAnswer,
-      } satisfies CallingInboxHandler<Db, string>,
+      } satisfies CallingInboxHandler<EffectDb, string>,
       Hangs: {
         call: (event, signal) =>
           new Promise<string>((resolve) => {
@@ -149,7 +124,7 @@ it('a call that fails is retried, a call that outlives the timeout is aborted, a
             setTimeout(() => resolve('too late'), 2000);
           }),
         apply: applyAnswer,
-      } satisfies CallingInboxHandler<Db, string>,
+      } satisfies CallingInboxHandler<EffectDb, string>,
       Ok: {
         // Calls of varied length: a later event of a key must still be applied after an earlier one.
         call: async (event) => {
@@ -158,7 +133,7 @@ it('a call that fails is retried, a call that outlives the timeout is aborted, a
           return 'ok';
         },
         apply: applyAnswer,
-      } satisfies CallingInboxHandler<Db, string>,
+      } satisfies CallingInboxHandler<EffectDb, string>,
     },
   });
   try {

@@ -2,13 +2,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
-import { sql, type Generated, type Kysely } from 'kysely';
-import {
-  OutboxError,
-  startInboxProcessor,
-  type TransactionalInboxHandler,
-  type OutboxTables,
-} from '../../src/index.ts';
+import { sql, type Kysely } from 'kysely';
+import { OutboxError, startInboxProcessor } from '../../src/index.ts';
+import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
 import {
   count,
   createTestDb,
@@ -17,34 +13,15 @@ import {
   type TestDb,
 } from '../support/harness.ts';
 
-interface EffectTable {
-  seq: Generated<string>;
-  event_id: string;
-  partition_key: string;
-  n: number;
-}
-type Db = OutboxTables & { effect: EffectTable };
-
 let testDb: TestDb;
-let db: Kysely<Db>;
+let db: Kysely<EffectDb>;
 beforeAll(async () => {
   testDb = await createTestDb('inbox_gray');
-  db = testDb.db.withTables<{ effect: EffectTable }>();
-  await sql`CREATE TABLE effect (
-    seq bigint GENERATED ALWAYS AS IDENTITY,
-    event_id uuid PRIMARY KEY, partition_key text NOT NULL, n integer NOT NULL)`.execute(db);
+  db = await createEffectTable(testDb);
 });
 afterAll(async () => {
   await testDb.destroy();
 });
-
-const recordEffect: TransactionalInboxHandler<Db> = async (trx, event) => {
-  const { n } = event.payload as { n: number };
-  await trx
-    .insertInto('effect')
-    .values({ event_id: event.eventId, partition_key: event.partitionKey, n })
-    .execute();
-};
 
 const inboxRow = (eventId: string) =>
   db
@@ -65,7 +42,7 @@ it('a handler that hangs, in JavaScript or in a query, times out, uses up its at
     })),
   ]);
   const lateWrites: unknown[] = [];
-  const processor = startInboxProcessor<Db>({
+  const processor = startInboxProcessor<EffectDb>({
     db,
     logger: recordingLogger(),
     options: {
@@ -186,7 +163,7 @@ it('a handler that kills its process uses up its attempts across restarts and go
 
 it('refuses a handler timeout that is not below the statement timeout', () => {
   const start = (options: object) =>
-    startInboxProcessor<Db>({ db, logger: recordingLogger(), handlers: {}, options });
+    startInboxProcessor<EffectDb>({ db, logger: recordingLogger(), handlers: {}, options });
   expect(() => start({ handlerTimeoutMs: 30_000, statementTimeoutMs: 30_000 })).toThrow(
     OutboxError,
   );
@@ -201,7 +178,7 @@ it('the beforeHandler hook runs inside the attempt: while it hangs, attempts tim
   const [id] = await seedInbox(testDb.db, [{ key: 'hooked', eventType: 'Ok', payload: { n: 1 } }]);
   let hanging = true;
   const hookedIds: string[] = [];
-  const processor = startInboxProcessor<Db>({
+  const processor = startInboxProcessor<EffectDb>({
     db,
     logger: recordingLogger(),
     handlers: { Ok: recordEffect },

@@ -2,14 +2,13 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
-import { sql, type Generated, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   discardDeadInboxEvents,
   requeueDeadInboxEvents,
   startInboxProcessor,
-  type TransactionalInboxHandler,
-  type OutboxTables,
 } from '../../src/index.ts';
+import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
 import {
   count,
   createTestDb,
@@ -18,35 +17,15 @@ import {
   type TestDb,
 } from '../support/harness.ts';
 
-/** The service side of the test: one effect row per handled event, in handling order. */
-interface EffectTable {
-  seq: Generated<string>;
-  event_id: string;
-  partition_key: string;
-  n: number;
-}
-type Db = OutboxTables & { effect: EffectTable };
-
 let testDb: TestDb;
-let db: Kysely<Db>;
+let db: Kysely<EffectDb>;
 beforeAll(async () => {
   testDb = await createTestDb('inbox_processor');
-  db = testDb.db.withTables<{ effect: EffectTable }>();
-  await sql`CREATE TABLE effect (
-    seq bigint GENERATED ALWAYS AS IDENTITY,
-    event_id uuid PRIMARY KEY, partition_key text NOT NULL, n integer NOT NULL)`.execute(db);
+  db = await createEffectTable(testDb);
 });
 afterAll(async () => {
   await testDb.destroy();
 });
-
-const recordEffect: TransactionalInboxHandler<Db> = async (trx, event) => {
-  const { n } = event.payload as { n: number };
-  await trx
-    .insertInto('effect')
-    .values({ event_id: event.eventId, partition_key: event.partitionKey, n })
-    .execute();
-};
 
 it('handles each key in order with one row in flight per key; a poison row goes dead and holds only its own key', async () => {
   await sql`TRUNCATE effect, inbox_event`.execute(db);
@@ -64,7 +43,7 @@ it('handles each key in order with one row in flight per key; a poison row goes 
   const inFlight = new Set<string>();
   const overlaps: string[] = [];
   const logger = recordingLogger();
-  const processor = startInboxProcessor<Db>({
+  const processor = startInboxProcessor<EffectDb>({
     db,
     logger,
     options: {
@@ -200,7 +179,7 @@ it('a processor SIGKILLed mid-handler leaves the row to be retried; the effect h
   expect(row).toMatchObject({ processed: false, attempts: 1, dead_at: null });
 
   // The killed attempt's lease (the child's handler timeout) ends first: then it is due again.
-  const processor = startInboxProcessor<Db>({
+  const processor = startInboxProcessor<EffectDb>({
     db,
     logger: recordingLogger(),
     options: { pollIntervalMs: 50 },

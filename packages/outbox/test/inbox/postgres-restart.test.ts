@@ -1,12 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
-import { sql, type Kysely } from 'kysely';
-import {
-  startDedupConsumer,
-  startInboxProcessor,
-  startInboxWriter,
-  type OutboxTables,
-} from '../../src/index.ts';
+import type { Kysely } from 'kysely';
+import { startDedupConsumer, startInboxProcessor, startInboxWriter } from '../../src/index.ts';
+import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
 import {
   count,
   createKafka,
@@ -19,20 +15,11 @@ import {
   type TestDb,
 } from '../support/harness.ts';
 
-interface EffectTable {
-  source: string;
-  event_id: string;
-}
-type Db = OutboxTables & { effect: EffectTable };
-
 let testDb: TestDb;
-let db: Kysely<Db>;
+let db: Kysely<EffectDb>;
 beforeAll(async () => {
   testDb = await createTestDb('pg_restart');
-  db = testDb.db.withTables<{ effect: EffectTable }>();
-  await sql`CREATE TABLE effect (source text NOT NULL, event_id uuid NOT NULL, PRIMARY KEY (source, event_id))`.execute(
-    db,
-  );
+  db = await createEffectTable(testDb);
 });
 afterAll(async () => {
   await testDb.destroy();
@@ -53,34 +40,27 @@ it('inbox writer, processor and dedup consumer ride out a PostgreSQL restart', a
     logger,
     options: { ...consumerOptions, groupId: `inbox-${topic}` },
   });
-  const processor = startInboxProcessor<Db>({
+  const processor = startInboxProcessor<EffectDb>({
     db,
     logger,
     listen: { connectionString: testDb.url },
     options: { pollIntervalMs: 200, backoff: { initialMs: 50, maxMs: 500, multiplier: 2 } },
     handlers: {
-      Ping: async (trx, event) => {
-        await trx
-          .insertInto('effect')
-          .values({ source: 'inbox', event_id: event.eventId })
-          .execute();
-      },
+      Ping: (trx, event) => recordEffect(trx, event, { source: 'inbox' }),
     },
   });
-  const dedup = await startDedupConsumer<Db>({
+  const dedup = await startDedupConsumer<EffectDb>({
     db,
     kafka,
     logger,
     options: { ...consumerOptions, groupId: `dedup-${topic}`, consumerName: 'pings' },
-    handle: async (trx, event) => {
-      await trx.insertInto('effect').values({ source: 'dedup', event_id: event.eventId }).execute();
-    },
+    handle: (trx, event) => recordEffect(trx, event, { source: 'dedup' }),
   });
   const send = (n: number) =>
     produce(
       kafka,
       topic,
-      Array.from({ length: n }, (_, i) => eventMessage(`k${i % 4}`, 'Ping', { i })),
+      Array.from({ length: n }, (_, i) => eventMessage(`k${i % 4}`, 'Ping', { n: i })),
     );
   const effects = async (source: string) => count(testDb.db, `effect WHERE source = '${source}'`);
 

@@ -19,7 +19,7 @@ export interface SystemPoint {
   readonly services: Readonly<Record<string, ServiceBacklog>>;
   /** Summed over partitions, by consumer group. */
   readonly consumerLag: Readonly<Record<string, number>>;
-  /** Duplicates the inbox writers and the processed_event receivers dropped since the page's server started. */
+  /** Duplicates the inbox writers and the dedup consumers dropped since the page's server started. */
   readonly duplicatesDropped: number;
   /** Workers reporting a stall, as `component/worker`. */
   readonly stalledWorkers: readonly string[];

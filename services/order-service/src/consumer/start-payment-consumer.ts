@@ -11,12 +11,12 @@ import type { Logger } from 'pino';
 import type { OrderDatabase } from '../database/schema.ts';
 import { applyPaymentEvent } from './apply-payment-event.ts';
 
-/** Name of this receiver's rows in `processed_event`. */
+/** Name of this dedup consumer's rows in `processed_event`. */
 export const PAYMENT_CONSUMER_NAME = 'order-status';
 
 /**
- * The `consumer` role: payment.events → order status, with the default receiver style
- * (`processed_event` dedup in the same transaction as the update). Events that fail their
+ * The `consumer` role: payment.events → order status, through a dedup consumer (a
+ * `processed_event` row in the same transaction as the update). Events that fail their
  * contract are parked by the library, never applied.
  */
 export async function startPaymentConsumer(deps: {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import type { Message } from 'kafkajs';
 import { sql, type Kysely } from 'kysely';
-import { startDedupConsumer, type OutboxTables } from '../../src/index.ts';
+import { startDedupConsumer } from '../../src/index.ts';
 import {
   count,
   createKafka,
@@ -13,20 +13,13 @@ import {
   recordingLogger,
   type TestDb,
 } from '../support/harness.ts';
-
-interface OrderTable {
-  id: string;
-  status: string;
-  note: string | null;
-}
-type Db = OutboxTables & { orders: OrderTable };
+import { createOrderTable, type OrderDb } from '../support/order-table.ts';
 
 let testDb: TestDb;
-let db: Kysely<Db>;
+let db: Kysely<OrderDb>;
 beforeAll(async () => {
   testDb = await createTestDb('dedup_poison');
-  db = testDb.db.withTables<{ orders: OrderTable }>();
-  await sql`CREATE TABLE orders (id text PRIMARY KEY, status text NOT NULL, note text)`.execute(db);
+  db = await createOrderTable(testDb);
 });
 afterAll(async () => {
   await testDb.destroy();
@@ -62,7 +55,7 @@ it('parks at once an event whose data PostgreSQL refuses, parks NUL and non-UTF-
   ]);
 
   const calls = new Map<string, number>();
-  const consumer = await startDedupConsumer<Db>({
+  const consumer = await startDedupConsumer<OrderDb>({
     db,
     kafka,
     logger: recordingLogger(),

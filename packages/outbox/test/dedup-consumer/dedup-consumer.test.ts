@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { Registry } from 'prom-client';
 import {
+  applyOnce,
   createOutboxMetrics,
   OutboxError,
-  runOnce,
   startDedupConsumer,
-  type OutboxTables,
 } from '../../src/index.ts';
 import {
   count,
@@ -19,33 +18,24 @@ import {
   recordingLogger,
   type TestDb,
 } from '../support/harness.ts';
-
-interface OrderTable {
-  id: string;
-  status: string;
-  payments: number;
-}
-type Db = OutboxTables & { orders: OrderTable };
+import { createOrderTable, type OrderDb } from '../support/order-table.ts';
 
 let testDb: TestDb;
-let db: Kysely<Db>;
+let db: Kysely<OrderDb>;
 beforeAll(async () => {
   testDb = await createTestDb('dedup');
-  db = testDb.db.withTables<{ orders: OrderTable }>();
-  await sql`CREATE TABLE orders (id text PRIMARY KEY, status text NOT NULL, payments integer NOT NULL DEFAULT 0)`.execute(
-    db,
-  );
+  db = await createOrderTable(testDb);
 });
 afterAll(async () => {
   await testDb.destroy();
 });
 
-it('runOnce applies the effect once per (consumer, event), also under concurrent repeats', async () => {
+it('applyOnce applies the effect once per (consumer, event), also under concurrent repeats', async () => {
   await db.insertInto('orders').values({ id: 'o1', status: 'new', payments: 0 }).execute();
   const eventId = '0190f5e4-0000-7000-8000-000000000001';
   const pay = () =>
     db.transaction().execute((trx) =>
-      runOnce(trx, 'payments', eventId, async () => {
+      applyOnce(trx, 'payments', eventId, async () => {
         await trx
           .updateTable('orders')
           .set((eb) => ({ payments: eb('payments', '+', 1) }))
@@ -58,18 +48,18 @@ it('runOnce applies the effect once per (consumer, event), also under concurrent
   expect(await pay()).toBe(false);
   // Another consumer of the same event has its own dedup row.
   expect(
-    await db.transaction().execute((trx) => runOnce(trx, 'audit', eventId, async () => {})),
+    await db.transaction().execute((trx) => applyOnce(trx, 'audit', eventId, async () => {})),
   ).toBe(true);
   // An effect that fails rolls back its dedup row too: the repeat applies it.
   await expect(
     db.transaction().execute((trx) =>
-      runOnce(trx, 'flaky', eventId, async () => {
+      applyOnce(trx, 'flaky', eventId, async () => {
         throw new Error('effect failed');
       }),
     ),
   ).rejects.toThrow('effect failed');
   expect(
-    await db.transaction().execute((trx) => runOnce(trx, 'flaky', eventId, async () => {})),
+    await db.transaction().execute((trx) => applyOnce(trx, 'flaky', eventId, async () => {})),
   ).toBe(true);
   const order = await db
     .selectFrom('orders')
@@ -77,8 +67,8 @@ it('runOnce applies the effect once per (consumer, event), also under concurrent
     .where('id', '=', 'o1')
     .executeTakeFirstOrThrow();
   expect(order.payments).toBe(1);
-  // @ts-expect-error runOnce needs the effect's transaction
-  await expect(runOnce(db, 'payments', eventId, async () => {})).rejects.toBeInstanceOf(
+  // @ts-expect-error applyOnce needs the effect's transaction
+  await expect(applyOnce(db, 'payments', eventId, async () => {})).rejects.toBeInstanceOf(
     OutboxError,
   );
 });
@@ -107,7 +97,7 @@ it('the dedup consumer applies each event once, counts repeats, parks garbage an
     ...paid, // the first five arrive twice
   ]);
 
-  const consumer = await startDedupConsumer<Db>({
+  const consumer = await startDedupConsumer<OrderDb>({
     db,
     kafka,
     logger: recordingLogger(),

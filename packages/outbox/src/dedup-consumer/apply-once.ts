@@ -4,12 +4,12 @@ import { outboxTrx } from '../internal/views.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 
 /**
- * The default receiver (R-DIST-OBX-2): records `(consumer, eventId)` in `processed_event`
- * and runs `effect` in the same transaction. A repeat finds the row and does nothing; a
- * concurrent repeat waits on the first one's insert, then does nothing. Returns whether the
- * effect ran.
+ * The dedup consumer's step for one event (R-DIST-OBX-2): records `(consumer, eventId)` in
+ * `processed_event` and runs `effect` in the same transaction. A repeat finds the row and does
+ * nothing; a concurrent repeat waits on the first one's insert, then does nothing. Returns
+ * whether the effect ran.
  */
-export async function runOnce<DB extends OutboxTables>(
+export async function applyOnce<DB extends OutboxTables>(
   trx: Transaction<DB>,
   consumer: string,
   eventId: string,
@@ -18,7 +18,7 @@ export async function runOnce<DB extends OutboxTables>(
   if (typeof trx !== 'object' || trx === null || trx.isTransaction !== true) {
     throw new OutboxError(
       'NOT_A_TRANSACTION',
-      'runOnce needs the transaction that applies the effect, not a database handle',
+      'applyOnce needs the transaction that applies the effect, not a database handle',
     );
   }
   const inserted = await outboxTrx(trx)

@@ -22,7 +22,7 @@ import type { OutboxTables } from '../schema/tables.ts';
 import { startEventSpan } from '../trace/spans.ts';
 import type { Worker } from '../worker.ts';
 import type { DedupConsumerHooks, DedupConsumerOptions } from './dedup-options.ts';
-import { runOnce } from './run-once.ts';
+import { applyOnce } from './apply-once.ts';
 
 export interface DedupConsumerDeps<DB extends OutboxTables> {
   readonly db: Kysely<DB>;
@@ -39,11 +39,11 @@ export interface DedupConsumerDeps<DB extends OutboxTables> {
 const DEFAULT_MAX_ATTEMPTS = 5;
 
 /**
- * The default receiver as a consumer: each message, in partition order, in its own
- * transaction via `runOnce`; offsets committed explicitly after the batch. Malformed messages,
- * messages whose data PostgreSQL refuses (at once) and messages whose handler keeps failing
- * (with PostgreSQL up) are parked, never block the partition; while PostgreSQL is down the
- * partition waits and retries.
+ * The dedup consumer: each message, in partition order, in its own transaction via
+ * `applyOnce`; offsets committed explicitly after the batch. Malformed messages, messages whose
+ * data PostgreSQL refuses (at once) and messages whose handler keeps failing (with PostgreSQL
+ * up) are parked, never block the partition; while PostgreSQL is down the partition waits and
+ * retries.
  */
 export async function startDedupConsumer<DB extends OutboxTables>(
   deps: DedupConsumerDeps<DB>,
@@ -102,7 +102,7 @@ export async function startDedupConsumer<DB extends OutboxTables>(
       offset: event.offset,
     });
     try {
-      const outcome = await span.activate(() => applyOnce(work, message, event));
+      const outcome = await span.activate(() => applyOrPark(work, message, event));
       if (outcome === 'duplicate') span.markDuplicate();
       span.end(outcome === 'parked' ? 'parked' : undefined);
     } catch (error) {
@@ -111,8 +111,8 @@ export async function startDedupConsumer<DB extends OutboxTables>(
     }
   };
 
-  /** Applies one event; returns once it is applied, a duplicate, or parked. */
-  const applyOnce = async (
+  /** Applies one event, retrying; returns once it is applied, a duplicate, or parked. */
+  const applyOrPark = async (
     work: ActiveBatch,
     message: KafkaMessage,
     event: ReceivedEvent,
@@ -125,7 +125,7 @@ export async function startDedupConsumer<DB extends OutboxTables>(
         applied = await deps.db
           .transaction()
           .execute((trx) =>
-            runOnce(trx, consumerName, event.eventId, () => deps.handle(trx, event)),
+            applyOnce(trx, consumerName, event.eventId, () => deps.handle(trx, event)),
           );
       } catch (error) {
         // PostgreSQL refused the event's data (a NUL in a text column...): the same data
