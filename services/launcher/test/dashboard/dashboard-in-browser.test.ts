@@ -78,6 +78,9 @@ describe('the dashboard, in Chromium, on a running system', () => {
       await untilPageShows(`${name} up`, async () => (await componentState(name)) === 'up');
       const pid = await page.locator(`tr[data-component="${name}"] .pid`).textContent();
       expect(pid).toBe(String(stack.pid(name)));
+      // Each says what it does, not just its kind of component.
+      const what = await page.locator(`tr[data-component="${name}"] td.muted`).textContent();
+      expect(what, name).not.toMatch(/^(process|server)$/);
     }
     await expect(page.locator('#connection').getAttribute('data-state')).resolves.toBe('live');
   });

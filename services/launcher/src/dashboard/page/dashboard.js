@@ -8,10 +8,12 @@ const roleDescriptions = {
   'order-api': 'order-service HTTP API: writes each order and its event in one transaction',
   'order-relay': 'publishes order-service’s outbox rows to Kafka',
   'order-consumer': 'applies payment events to orders, once each (processed_event)',
+  'order-retention': 'deletes order-service’s finished rows once past their windows',
   'payment-api': 'payment-service HTTP API (read only)',
   'payment-consumer': 'stores order events in payment-service’s inbox, dropping duplicates',
   'payment-processor': 'works the inbox: takes the payment, writes PaymentCompleted to the outbox',
   'payment-relay': 'publishes payment-service’s outbox rows to Kafka',
+  'payment-retention': 'deletes payment-service’s finished rows once past their windows',
 };
 
 const sumValues = (record) => Object.values(record).reduce((a, b) => a + b, 0);
