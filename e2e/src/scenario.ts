@@ -1,7 +1,7 @@
 import { pollUntil } from '@outbox-inbox/infra';
 import { onTestFinished } from 'vitest';
 import { startLoad, type LoadResult } from './load-generator.ts';
-import type { InjectedFault } from './faults/fault-hooks.ts';
+import type { InjectedFault } from './faults/injected-faults.ts';
 import { describeInjectedFaults, readInjectedFaults } from './faults/injected-faults.ts';
 import { killPoints } from './faults/kill-points.ts';
 import { restartsNotExplained } from './faults/unexpected-restarts.ts';

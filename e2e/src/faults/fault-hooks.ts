@@ -3,27 +3,13 @@ import type { ServiceHooks } from '@outbox-inbox/service-kit';
 import type { CounterValues } from '../process-counters.ts';
 import { isArmed, takeArm } from './arming.ts';
 import { chanceOf, timesOf, type FaultPlan } from './fault-plan.ts';
-import { readInjectedFaults } from './injected-faults.ts';
+import { readInjectedFaults, type InjectedFault } from './injected-faults.ts';
 import {
   isKillPointName,
   killPoints,
   type FaultMoment,
   type KillPointName,
 } from './kill-points.ts';
-
-/** What a process writes, one JSON line, just before it fails at a point. */
-export interface InjectedFault {
-  readonly component: string;
-  readonly point: KillPointName;
-  /** Epoch milliseconds: the drain's deadline counts from the last fault. */
-  readonly at: number;
-  /** The events of the unit of work it failed in (a frozen relay's batch). */
-  readonly eventIds?: readonly string[];
-  /** The process that failed: the report tells its incarnations apart by it. */
-  readonly pid?: number;
-  /** Its in-memory counters just before a self-kill, which no sampler can read afterwards. */
-  readonly counters?: CounterValues;
-}
 
 interface FaultHookOptions {
   readonly component: string;

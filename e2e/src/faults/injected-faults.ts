@@ -1,6 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { InjectedFault } from './fault-hooks.ts';
-import { killPoints } from './kill-points.ts';
+import type { CounterValues } from '../process-counters.ts';
+import { killPoints, type KillPointName } from './kill-points.ts';
+
+/** What a process writes, one JSON line, just before it fails at a point. */
+export interface InjectedFault {
+  readonly component: string;
+  readonly point: KillPointName;
+  /** Epoch milliseconds: the drain's deadline counts from the last fault. */
+  readonly at: number;
+  /** The events of the unit of work it failed in (a frozen relay's batch). */
+  readonly eventIds?: readonly string[];
+  /** The process that failed: the report tells its incarnations apart by it. */
+  readonly pid?: number;
+  /** Its in-memory counters just before a self-kill, which no sampler can read afterwards. */
+  readonly counters?: CounterValues;
+}
 
 /** The faults role processes recorded before they struck (a kill, a freeze, a hang). */
 export function readInjectedFaults(logFile: string): InjectedFault[] {

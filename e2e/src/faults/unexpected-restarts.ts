@@ -1,4 +1,4 @@
-import type { InjectedFault } from './fault-hooks.ts';
+import type { InjectedFault } from './injected-faults.ts';
 
 /** Restarts beyond what the scenario caused (its kills and stops, and injected deaths). */
 export function restartsNotExplained(
