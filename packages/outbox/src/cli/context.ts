@@ -1,6 +1,7 @@
-import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
+import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { Kysely, PostgresDialect } from 'kysely';
 import { silentLogger } from '../logger.ts';
+import { createRelayProducer } from '../relay/relay-producer.ts';
 import { createPgPool } from '../pg-pool.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { UsageError } from './args.ts';
@@ -43,12 +44,8 @@ export function createCliContext(
           .split(',')
           .map((broker) => broker.trim());
         const kafka = new Kafka({ clientId: 'outbox-cli', brokers, logLevel: logLevel.NOTHING });
-        producer = kafka.producer({
-          idempotent: true,
-          maxInFlightRequests: 1,
-          allowAutoTopicCreation: false,
-          createPartitioner: Partitioners.DefaultPartitioner,
-        });
+        // The relay's own settings: a requeued message goes where the relay would send it.
+        producer = createRelayProducer(kafka, { allowAutoTopicCreation: false });
         await producer.connect();
       }
       return producer;
