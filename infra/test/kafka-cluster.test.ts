@@ -1,12 +1,27 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRepoRoot, pollUntil, Stack, stacksHome, type PartitionLeader } from '../src/index.ts';
 
 const name = `cluster-${process.pid}`;
 const topic = 'cluster.check';
 let stack: Stack;
+
+async function withAdmin<T>(use: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = new Kafka({
+    clientId: 'cluster-test',
+    brokers: stack.kafkaBrokers,
+    logLevel: logLevel.NOTHING,
+  }).admin();
+  await admin.connect();
+  try {
+    return await use(admin);
+  } finally {
+    await admin.disconnect();
+  }
+}
 
 beforeAll(async () => {
   // Only the nodes: PostgreSQL has nothing to do with the cluster's shape.
@@ -15,14 +30,8 @@ beforeAll(async () => {
     servers: ['kafka'],
     env: { ...process.env, STACK_PROVIDER: 'local', STACK_KAFKA_BROKERS: '3' },
   });
-  const admin = new Kafka({
-    clientId: 'cluster-test',
-    brokers: stack.kafkaBrokers,
-    logLevel: logLevel.NOTHING,
-  }).admin();
-  await admin.connect();
-  try {
-    await admin.createTopics({
+  await withAdmin((admin) =>
+    admin.createTopics({
       topics: [
         {
           topic,
@@ -33,10 +42,8 @@ beforeAll(async () => {
       ],
       // kafkajs's own wait gives up when it asks a node that has not heard of the topic yet.
       waitForLeaders: false,
-    });
-  } finally {
-    await admin.disconnect();
-  }
+    }),
+  );
   await pollUntil(
     async () => {
       const leaders = await stack.partitionLeaders();
@@ -56,6 +63,17 @@ function partition(leaders: readonly PartitionLeader[], id: number): PartitionLe
   return found;
 }
 
+/** Until every partition of every topic lists `node` (every node when none) as in sync. */
+async function untilInSync(node?: string): Promise<void> {
+  await pollUntil(
+    async () =>
+      (await stack.partitionLeaders()).every((one) =>
+        node === undefined ? one.isr.length === one.replicas.length : one.isr.includes(node),
+      ),
+    { timeoutMs: 60_000, description: `${node ?? 'every node'} in sync on every partition` },
+  );
+}
+
 /** What a person sees with `pnpm stack status --json`. */
 function statusJson(): {
   components: { name: string; running: boolean }[];
@@ -72,6 +90,20 @@ function statusJson(): {
     },
   );
   return JSON.parse(stdout) as ReturnType<typeof statusJson>;
+}
+
+/** The kernel's state letter of each thread of a process (`T`: stopped by a signal). */
+function threadStates(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`).map((task) => {
+    const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '';
+  });
+}
+
+function dataDirOf(node: string): string {
+  const record = stack.state.components[node];
+  if (record?.kind !== 'kafka') throw new Error(`${node} is not a local Kafka node`);
+  return record.dataDir;
 }
 
 describe('a three-node Kafka cluster on the local provider', () => {
@@ -127,12 +159,80 @@ describe('a three-node Kafka cluster on the local provider', () => {
       expect(partition(leaders, id)).toMatchObject({ leader: last, isr: [last] });
     }
     await Promise.all([stack.start(first), stack.start(second)]);
-    await pollUntil(
-      async () =>
-        (await stack.partitionLeaders())
-          .filter((one) => one.topic === topic)
-          .every((one) => one.isr.length === 3),
-      { timeoutMs: 60_000, description: 'every node back in sync' },
-    );
+    await untilInSync();
+  });
+
+  it('wipes one node: it comes back with empty storage and copies its replicas back', async () => {
+    const node = 'kafka-3';
+    const dataDir = dataDirOf(node);
+    const marker = path.join(dataDir, 'left-before-the-wipe');
+    writeFileSync(marker, '');
+    const formattedAs = (): string | undefined =>
+      /directory\.id=(\S+)/.exec(readFileSync(path.join(dataDir, 'meta.properties'), 'utf8'))?.[1];
+    const before = formattedAs();
+    expect(before).toBeDefined();
+    const producer = new Kafka({
+      clientId: 'cluster-test-producer',
+      brokers: stack.kafkaBrokers,
+      logLevel: logLevel.NOTHING,
+    }).producer();
+    await producer.connect();
+    try {
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: [0, 1, 2].map((id) => ({ partition: id, value: `before the wipe ${id}` })),
+      });
+    } finally {
+      await producer.disconnect();
+    }
+
+    await stack.wipe(node);
+    expect(existsSync(marker)).toBe(false);
+    // Formatted again: a new storage directory, not the old one left in place.
+    expect(formattedAs()).not.toBe(before);
+    await untilInSync(node);
+    // In sync means caught up: the records written before the wipe are on its disk again.
+    for (const id of [0, 1, 2]) {
+      const log = path.join(dataDir, `${topic}-${id}`, '00000000000000000000.log');
+      expect(readFileSync(log, 'latin1')).toContain(`before the wipe ${id}`);
+    }
+  });
+
+  it('pauses a node’s JVM (every thread stopped, its port silent) and resumes it', async () => {
+    const node = 'kafka-2';
+    const pid = stack.pid(node);
+    if (pid === undefined) throw new Error(`${node} is not running`);
+    // The node's own JVM, not a stand-in: its command line runs the broker.
+    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('kafka.Kafka');
+    const others = stack.kafkaNodes.filter((one) => one !== node);
+    const askOnly = () => stack.partitionLeaders({ without: others, timeoutMs: 1000 });
+    // It answers first: the partitions, once it has applied the topics' creation.
+    const answers = (description: string) =>
+      pollUntil(async () => (await askOnly()).length > 0, { timeoutMs: 30_000, description });
+    await answers(`${node} to answer before the pause`);
+
+    stack.pause(node);
+    try {
+      await pollUntil(() => threadStates(pid).every((state) => state === 'T'), {
+        timeoutMs: 5000,
+        intervalMs: 20,
+        description: `every thread of ${node} stopped`,
+      });
+      expect(stack.status().find((one) => one.name === node)).toMatchObject({ paused: true });
+      // Its port still accepts connections (the kernel does that, not refused), and nothing
+      // answers: kafkajs times out, or drops the connection it gave up on.
+      await expect(askOnly()).rejects.toThrow(/timed? ?out|timeout|not connected/i);
+    } finally {
+      stack.resume(node);
+    }
+    await pollUntil(() => threadStates(pid).every((state) => state !== 'T'), {
+      timeoutMs: 5000,
+      intervalMs: 20,
+      description: `every thread of ${node} running again`,
+    });
+    expect(stack.pid(node)).toBe(pid);
+    await answers(`${node} to answer after the resume`);
+    await untilInSync(node);
   });
 });
