@@ -1,6 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRepoRoot, pollUntil, Stack, stacksHome, type PartitionLeader } from '../src/index.ts';
@@ -8,6 +9,19 @@ import { findRepoRoot, pollUntil, Stack, stacksHome, type PartitionLeader } from
 const name = `cluster-${process.pid}`;
 const topic = 'cluster.check';
 let stack: Stack;
+
+/** `pnpm stack <args> --name=<this stack>` as a shell runs it, without STACK_KAFKA_BROKERS. */
+async function stackCli(...args: string[]): Promise<string> {
+  const root = findRepoRoot();
+  const env: NodeJS.ProcessEnv = { ...process.env, STACK_PROVIDER: 'local' };
+  delete env['STACK_KAFKA_BROKERS'];
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [path.join(root, 'infra', 'src', 'cli.ts'), ...args, `--name=${name}`],
+    { cwd: root, env, encoding: 'utf8' },
+  );
+  return stdout;
+}
 
 async function withAdmin<T>(use: (admin: Admin) => Promise<T>): Promise<T> {
   const admin = new Kafka({
@@ -24,12 +38,9 @@ async function withAdmin<T>(use: (admin: Admin) => Promise<T>): Promise<T> {
 }
 
 beforeAll(async () => {
-  // Only the nodes: PostgreSQL has nothing to do with the cluster's shape.
-  stack = await Stack.up({
-    name,
-    servers: ['kafka'],
-    env: { ...process.env, STACK_PROVIDER: 'local', STACK_KAFKA_BROKERS: '3' },
-  });
+  // From the CLI, so the cluster's shape can only come from `--kafka-brokers 3`.
+  expect(await stackCli('up', '--detach', '--kafka-brokers', '3')).toContain('ready in');
+  stack = Stack.open(name);
   await withAdmin((admin) =>
     admin.createTopics({
       topics: [
@@ -54,7 +65,8 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await stack?.down();
+  // The last test brings it down; this is for a run that failed before it.
+  await Stack.openIfExists(name)?.down();
 });
 
 function partition(leaders: readonly PartitionLeader[], id: number): PartitionLeader {
@@ -100,6 +112,32 @@ function threadStates(pid: number): string[] {
   });
 }
 
+/** Every process from /proc with its parent pid and start time. */
+function processTable(): { pid: number; parent: number; startTime: string }[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return [{ pid: Number(entry), parent: Number(fields[1]), startTime: fields[19] ?? '' }];
+      } catch {
+        return []; // Gone since the listing.
+      }
+    });
+}
+
+/** The processes of these pids and all their descendants (PostgreSQL's backends, say). */
+function processTrees(roots: readonly number[]): { pid: number; startTime: string }[] {
+  const table = processTable();
+  const found = table.filter((one) => roots.includes(one.pid));
+  for (let index = 0; index < found.length; index++) {
+    const parent = found[index]?.pid;
+    found.push(...table.filter((one) => one.parent === parent));
+  }
+  return found;
+}
+
 function dataDirOf(node: string): string {
   const record = stack.state.components[node];
   if (record?.kind !== 'kafka') throw new Error(`${node} is not a local Kafka node`);
@@ -120,7 +158,11 @@ describe('a three-node Kafka cluster on the local provider', () => {
 
   it('lists every node and the leader and in-sync nodes of each partition in status --json', () => {
     const status = statusJson();
-    expect(status.components.map((c) => c.name)).toEqual(['kafka-1', 'kafka-2', 'kafka-3']);
+    expect(status.components.map((c) => c.name).filter((c) => c.startsWith('kafka'))).toEqual([
+      'kafka-1',
+      'kafka-2',
+      'kafka-3',
+    ]);
     const listed = (status.partitions ?? []).filter((one) => one.topic === topic);
     expect(listed.map((one) => one.partition)).toEqual([0, 1, 2]);
     for (const one of listed) {
@@ -234,5 +276,18 @@ describe('a three-node Kafka cluster on the local provider', () => {
     expect(stack.pid(node)).toBe(pid);
     await answers(`${node} to answer after the resume`);
     await untilInSync(node);
+  });
+
+  it('leaves no process behind after `down`: every node’s pid is gone, and their children', async () => {
+    const pids = stack.status().flatMap((one) => (one.pid === undefined ? [] : [one.pid]));
+    expect(pids).toHaveLength(4); // three nodes and PostgreSQL
+    const before = processTrees(pids);
+
+    expect(await stackCli('down')).toContain(`stack "${name}" is down`);
+    // A pid the kernel has given to a new process since is not ours: the start time tells.
+    const alive = new Set(processTable().map((one) => `${one.pid}@${one.startTime}`));
+    const left = before.filter((one) => alive.has(`${one.pid}@${one.startTime}`));
+    expect(left.map((one) => one.pid)).toEqual([]);
+    expect(Stack.openIfExists(name)).toBeUndefined();
   });
 });
