@@ -2,8 +2,13 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { ConfigResourceTypes, Kafka, logLevel, type Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// What the services' migrate provisions, from the packages that own it: service-kit's tests
+// depend on this package, so this one imports their source files instead of depending back.
+import { topicDeclarations } from '../../packages/contracts/src/topics.ts';
+import { provisionTopics } from '../../packages/service-kit/src/infrastructure/topics/provision-topics.ts';
+import { createLogger } from '../../packages/service-kit/src/logger.ts';
 import { findRepoRoot, pollUntil, Stack, stacksHome, type PartitionLeader } from '../src/index.ts';
 
 const name = `cluster-${process.pid}`;
@@ -169,6 +174,56 @@ describe('a three-node Kafka cluster on the local provider', () => {
       expect([...one.replicas].sort()).toEqual(['kafka-1', 'kafka-2', 'kafka-3']);
       expect(one.leader).toMatch(/^kafka-[123]$/);
     }
+  });
+
+  it('holds the contracts’ topics as migrate provisions them: 3 replicas, 2 in sync, the declared configs', async () => {
+    const logger = createLogger({ service: 'cluster-test', level: 'silent' });
+    await withAdmin(async (admin) => {
+      const names = topicDeclarations.map((declared) => declared.name);
+      expect((await provisionTopics(admin, topicDeclarations, { logger })).created).toEqual(names);
+      const { topics } = await admin.fetchTopicMetadata({ topics: names });
+      const described = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: names.map((one) => ({ type: ConfigResourceTypes.TOPIC, name: one })),
+      });
+      for (const declared of topicDeclarations) {
+        const partitions = topics.find((one) => one.name === declared.name)?.partitions ?? [];
+        expect(partitions).toHaveLength(declared.partitions);
+        for (const one of partitions) expect(one.replicas).toHaveLength(3);
+        const configs = Object.fromEntries(
+          (
+            described.resources.find((one) => one.resourceName === declared.name)?.configEntries ??
+            []
+          ).map((entry) => [entry.configName, entry.configValue]),
+        );
+        // The declared retention, timestamp type and cleanup; the in-sync minimum on top.
+        expect(Object.keys(declared.configs)).toEqual(
+          expect.arrayContaining(['retention.ms', 'message.timestamp.type']),
+        );
+        expect(configs).toMatchObject({ ...declared.configs, 'min.insync.replicas': '2' });
+      }
+    });
+  });
+
+  it('creates no topic on a send to an unknown one, even from a producer that allows it', async () => {
+    const unknown = `no.such.topic-${process.pid}`;
+    const producer = new Kafka({
+      clientId: 'cluster-test-producer',
+      brokers: stack.kafkaBrokers,
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 500 },
+    }).producer({ allowAutoTopicCreation: true });
+    await producer.connect();
+    try {
+      // The producer itself works: the refusal below is about the topic.
+      await producer.send({ topic, messages: [{ value: 'known' }] });
+      await expect(producer.send({ topic: unknown, messages: [{ value: 'x' }] })).rejects.toThrow(
+        /does not host this topic-partition/,
+      );
+    } finally {
+      await producer.disconnect();
+    }
+    expect(await withAdmin((admin) => admin.listTopics())).not.toContain(unknown);
   });
 
   it('moves leadership off a SIGKILLed leader, and takes it back in sync after a start', async () => {
