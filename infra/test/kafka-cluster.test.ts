@@ -223,7 +223,24 @@ describe('a three-node Kafka cluster on the local provider', () => {
     } finally {
       await producer.disconnect();
     }
-    expect(await withAdmin((admin) => admin.listTopics())).not.toContain(unknown);
+    // A broker that auto-creates answers the same error at first and creates the topic a moment
+    // later, so absence is read behind a barrier: a topic created after the send. The cluster's
+    // metadata is one ordered log: a node that lists the barrier lists what was created before.
+    const barrier = `cluster.barrier-${process.pid}`;
+    const listed = await withAdmin(async (admin) => {
+      await admin.createTopics({
+        topics: [{ topic: barrier, numPartitions: 1, replicationFactor: 3 }],
+        waitForLeaders: false,
+      });
+      return pollUntil(
+        async () => {
+          const names = await admin.listTopics();
+          return names.includes(barrier) && names;
+        },
+        { timeoutMs: 30_000, description: `${barrier} to be listed` },
+      );
+    });
+    expect(listed).not.toContain(unknown);
   });
 
   it('moves leadership off a SIGKILLed leader, and takes it back in sync after a start', async () => {
