@@ -324,13 +324,17 @@ export class Stack {
    */
   async down(options: { keepFiles?: boolean } = {}): Promise<void> {
     const records = Object.values(this.state.components);
-    const order = [
-      ...records.filter((r) => r.kind === 'process'),
-      ...records.filter((r) => r.kind !== 'process'),
-    ];
-    for (const { name } of order) {
+    const remove = async (name: string): Promise<void> => {
       this.#update(name, await controlsFor(this.#thawed(name)).remove());
-    }
+    };
+    // The roles first, while the servers they use still answer.
+    for (const { name } of records.filter((r) => r.kind === 'process')) await remove(name);
+    // Kafka's nodes together: stopped one after another, the last one has lost its controller
+    // quorum and waits out its whole stop timeout for a controlled shutdown nobody can grant.
+    const kafkaNodes = records.filter((r) => r.kind !== 'process' && isKafkaNodeName(r.name));
+    await Promise.all(kafkaNodes.map(({ name }) => remove(name)));
+    for (const { name } of records.filter((r) => r.kind !== 'process' && !kafkaNodes.includes(r)))
+      await remove(name);
     await removeNetworks(records.filter((record) => record.kind === 'container'));
     if (options.keepFiles) {
       // Kept for a post-mortem: no longer owned, so reapOrphans() leaves the files alone.
