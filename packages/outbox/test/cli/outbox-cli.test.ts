@@ -3,28 +3,21 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { runOutboxCli } from '../../src/cli/outbox.ts';
 import { enqueueMany } from '../../src/index.ts';
 import {
   collectTopic,
   count,
   createKafka,
-  createTestDb,
   createTopic,
   seedInbox,
   stack,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 import { pollUntil } from '@outbox-inbox/infra';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('outbox_cli');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('outbox_cli');
 beforeEach(async () => {
   await sql`TRUNCATE outbox_event, inbox_event, processed_event, parked_message`.execute(testDb.db);
 });

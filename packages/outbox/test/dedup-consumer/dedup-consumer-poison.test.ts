@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import type { Message } from 'kafkajs';
 import { sql, type Kysely } from 'kysely';
@@ -6,23 +6,18 @@ import { startDedupConsumer } from '../../src/index.ts';
 import {
   count,
   createKafka,
-  createTestDb,
   createTopic,
   eventMessage,
   produce,
   recordingLogger,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 import { createOrderTable, type OrderDb } from '../support/order-table.ts';
 
-let testDb: TestDb;
+const testDb = useTestDb('dedup_poison');
 let db: Kysely<OrderDb>;
 beforeAll(async () => {
-  testDb = await createTestDb('dedup_poison');
   db = await createOrderTable(testDb);
-});
-afterAll(async () => {
-  await testDb.destroy();
 });
 
 function withHeader(message: Message, name: string, value: Buffer | string): Message {

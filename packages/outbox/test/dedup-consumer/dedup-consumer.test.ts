@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import type { Kysely } from 'kysely';
 import { Registry } from 'prom-client';
@@ -11,23 +11,18 @@ import {
 import {
   count,
   createKafka,
-  createTestDb,
   createTopic,
   eventMessage,
   produce,
   recordingLogger,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 import { createOrderTable, type OrderDb } from '../support/order-table.ts';
 
-let testDb: TestDb;
+const testDb = useTestDb('dedup');
 let db: Kysely<OrderDb>;
 beforeAll(async () => {
-  testDb = await createTestDb('dedup');
   db = await createOrderTable(testDb);
-});
-afterAll(async () => {
-  await testDb.destroy();
 });
 
 it('applyOnce applies the effect once per (consumer, event), also under concurrent repeats', async () => {

@@ -1,24 +1,14 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { sql, type Kysely } from 'kysely';
 import { startInboxProcessor, type CallingInboxHandler, type InboxEvent } from '../../src/index.ts';
 import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
-import {
-  count,
-  createTestDb,
-  recordingLogger,
-  seedInbox,
-  type TestDb,
-} from '../support/harness.ts';
+import { count, recordingLogger, seedInbox, useTestDb } from '../support/harness.ts';
 
-let testDb: TestDb;
+const testDb = useTestDb('inbox_calling');
 let db: Kysely<EffectDb>;
 beforeAll(async () => {
-  testDb = await createTestDb('inbox_calling');
   db = await createEffectTable(testDb);
-});
-afterAll(async () => {
-  await testDb.destroy();
 });
 
 const fastRetries = {

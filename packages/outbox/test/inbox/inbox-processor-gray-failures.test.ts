@@ -1,26 +1,16 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { sql, type Kysely } from 'kysely';
 import { OutboxError, startInboxProcessor } from '../../src/index.ts';
 import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
-import {
-  count,
-  createTestDb,
-  recordingLogger,
-  seedInbox,
-  type TestDb,
-} from '../support/harness.ts';
+import { count, recordingLogger, seedInbox, useTestDb } from '../support/harness.ts';
 
-let testDb: TestDb;
+const testDb = useTestDb('inbox_gray');
 let db: Kysely<EffectDb>;
 beforeAll(async () => {
-  testDb = await createTestDb('inbox_gray');
   db = await createEffectTable(testDb);
-});
-afterAll(async () => {
-  await testDb.destroy();
 });
 
 const inboxRow = (eventId: string) =>

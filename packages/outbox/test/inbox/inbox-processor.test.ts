@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { sql, type Kysely } from 'kysely';
 import {
@@ -9,22 +9,12 @@ import {
   startInboxProcessor,
 } from '../../src/index.ts';
 import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
-import {
-  count,
-  createTestDb,
-  recordingLogger,
-  seedInbox,
-  type TestDb,
-} from '../support/harness.ts';
+import { count, recordingLogger, seedInbox, useTestDb } from '../support/harness.ts';
 
-let testDb: TestDb;
+const testDb = useTestDb('inbox_processor');
 let db: Kysely<EffectDb>;
 beforeAll(async () => {
-  testDb = await createTestDb('inbox_processor');
   db = await createEffectTable(testDb);
-});
-afterAll(async () => {
-  await testDb.destroy();
 });
 
 it('handles each key in order with one row in flight per key; a poison row goes dead and holds only its own key', async () => {

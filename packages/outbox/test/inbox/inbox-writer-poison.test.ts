@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import type { Message } from 'kafkajs';
 import { sql } from 'kysely';
@@ -8,21 +8,14 @@ import { createOutboxMetrics, startInboxWriter } from '../../src/index.ts';
 import {
   count,
   createKafka,
-  createTestDb,
   createTopic,
   eventMessage,
   produce,
   recordingLogger,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('inbox_poison');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('inbox_poison');
 
 /** `message` with one header replaced or added. */
 function withHeader(message: Message, name: string, value: Buffer | string | undefined): Message {

@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Registry } from 'prom-client';
 import { createOutboxMetrics, startInboxWriter } from '../../src/index.ts';
 import {
   count,
   createKafka,
-  createTestDb,
   createTopic,
   eventMessage,
   produce,
   recordingLogger,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('inbox_writer');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('inbox_writer');
 
 it('stores each event once, parks malformed messages and keeps going, commits offsets explicitly', async () => {
   const kafka = createKafka();

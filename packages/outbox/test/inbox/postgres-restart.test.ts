@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import type { Kysely } from 'kysely';
 import { startDedupConsumer, startInboxProcessor, startInboxWriter } from '../../src/index.ts';
@@ -6,23 +6,18 @@ import { createEffectTable, recordEffect, type EffectDb } from '../support/effec
 import {
   count,
   createKafka,
-  createTestDb,
   createTopic,
   eventMessage,
   produce,
   recordingLogger,
   stack,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
-let testDb: TestDb;
+const testDb = useTestDb('pg_restart');
 let db: Kysely<EffectDb>;
 beforeAll(async () => {
-  testDb = await createTestDb('pg_restart');
   db = await createEffectTable(testDb);
-});
-afterAll(async () => {
-  await testDb.destroy();
 });
 
 it('inbox writer, processor and dedup consumer ride out a PostgreSQL restart', async () => {

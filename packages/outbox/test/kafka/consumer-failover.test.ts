@@ -1,27 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { AssignerProtocol, type Admin } from 'kafkajs';
 import { sql } from 'kysely';
 import {
   count,
   createKafka,
-  createTestDb,
   createTopic,
   eventMessage,
   produce,
   stack,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('failover');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('failover');
 
 const childScript = fileURLToPath(new URL('../fixtures/inbox-writer-child.ts', import.meta.url));
 const PARTITIONS = 4;

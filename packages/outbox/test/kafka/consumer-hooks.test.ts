@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import type { Kafka } from 'kafkajs';
 import { startDedupConsumer, startInboxWriter } from '../../src/index.ts';
 import {
   count,
   createKafka,
-  createTestDb,
   createTopic,
   eventMessage,
   produce,
   recordingLogger,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('consumer_hooks');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('consumer_hooks');
 
 /** The group's committed offset of partition 0 (-1: none yet). */
 async function committedOffset(kafka: Kafka, groupId: string, topic: string): Promise<number> {

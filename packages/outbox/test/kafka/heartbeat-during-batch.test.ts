@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import type { Admin } from 'kafkajs';
 import { sql } from 'kysely';
@@ -7,25 +7,18 @@ import { createOutboxMetrics, startDedupConsumer, startInboxWriter } from '../..
 import {
   count,
   createKafka,
-  createTestDb,
   createTopic,
   eventMessage,
   produce,
   recordingLogger,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
 // The broker's smallest session timeout; the work below takes half as long again.
 const SESSION_TIMEOUT_MS = 6000;
 const LONG_WORK_SECONDS = 9;
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('heartbeat');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('heartbeat');
 
 /** The member id of the group's only member once the group is stable. */
 async function onlyMember(admin: Admin, groupId: string): Promise<string> {

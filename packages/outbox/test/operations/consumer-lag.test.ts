@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Kafka, logLevel } from 'kafkajs';
 import { sql } from 'kysely';
@@ -6,21 +6,14 @@ import { Registry } from 'prom-client';
 import { createOutboxMetrics, startInboxWriter } from '../../src/index.ts';
 import {
   createKafka,
-  createTestDb,
   createTopic,
   eventMessage,
   produce,
   recordingLogger,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('lag');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('lag');
 
 /** Sum of `kafka_consumer_lag` over the group's partitions, once every partition has a value. */
 function lagOf(scrape: string, group: string, partitions: number): number | undefined {

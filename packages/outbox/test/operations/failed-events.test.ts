@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
 import {
@@ -10,15 +10,9 @@ import {
   type OutboxEventInput,
 } from '../../src/index.ts';
 import { pollUntil } from '@outbox-inbox/infra';
-import { createTestDb, type TestDb } from '../support/harness.ts';
+import { useTestDb } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('failed_events');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('failed_events');
 
 const event = (topic: string, key: string, n: number): OutboxEventInput => ({
   eventType: 'Step',

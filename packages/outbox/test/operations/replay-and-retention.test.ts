@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
@@ -18,20 +18,13 @@ import {
   collectTopic,
   count,
   createKafka,
-  createTestDb,
   createTopic,
   recordingLogger,
   seedInbox,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('operations');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('operations');
 
 const cli = fileURLToPath(new URL('../../src/cli/replay.ts', import.meta.url));
 

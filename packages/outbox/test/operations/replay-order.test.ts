@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { sql } from 'kysely';
 import { enqueue, enqueueMany, replayOutbox, startRelay } from '../../src/index.ts';
@@ -6,19 +6,12 @@ import {
   collectTopic,
   count,
   createKafka,
-  createTestDb,
   createTopic,
   recordingLogger,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('replay_order');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('replay_order');
 
 it('a replay under a running relay queues all of a key at once: a newer event never lands between its replayed ones', async () => {
   const kafka = createKafka();

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { sql } from 'kysely';
 import { pollUntil } from '@outbox-inbox/infra';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { beforeAll, beforeEach, expect, it } from 'vitest';
 import {
   createRetentionMetrics,
   enqueueMany,
@@ -12,17 +12,13 @@ import {
   startRetentionJob,
   silentLogger,
 } from '../../src/index.ts';
-import { count, createTestDb, seedInbox, type TestDb } from '../support/harness.ts';
+import { count, seedInbox, useTestDb } from '../support/harness.ts';
 
-let testDb: TestDb;
+const testDb = useTestDb('retention_job');
 beforeAll(async () => {
-  testDb = await createTestDb('retention_job');
   await sql`CREATE TABLE request_key (key text PRIMARY KEY, created_at timestamptz NOT NULL)`.execute(
     testDb.db,
   );
-});
-afterAll(async () => {
-  await testDb.destroy();
 });
 
 /**

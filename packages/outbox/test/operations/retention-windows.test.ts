@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { enqueueMany, OutboxError, runRetention } from '../../src/index.ts';
-import { count, createTestDb, seedInbox, type TestDb } from '../support/harness.ts';
+import { count, seedInbox, useTestDb } from '../support/harness.ts';
 
 const DAY = 86_400_000;
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('retention');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('retention');
 
 /** One published outbox row, one processed inbox row, one processed_event row per age (days). */
 async function seedAged(ages: readonly number[]): Promise<void> {

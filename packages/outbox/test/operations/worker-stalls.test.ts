@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Kafka, logLevel } from 'kafkajs';
 import { sql } from 'kysely';
@@ -14,24 +14,17 @@ import {
 } from '../../src/index.ts';
 import {
   createKafka,
-  createTestDb,
   createTopic,
   eventMessage,
   produce,
   recordingLogger,
   seedInbox,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
 const STALL_AFTER_MS = 1500;
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('stalls');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('stalls');
 
 function stallMetrics(): { registry: Registry; metrics: OutboxMetrics } {
   const registry = new Registry();

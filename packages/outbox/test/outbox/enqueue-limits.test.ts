@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   DEFAULT_MAX_EVENT_BYTES,
   enqueue,
   enqueueMany,
   type OutboxEventInput,
 } from '../../src/index.ts';
-import { count, createTestDb, type TestDb } from '../support/harness.ts';
+import { count, useTestDb } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('enqueue_limits');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('enqueue_limits');
 
 const event = (payload: unknown, topic = 'orders'): OutboxEventInput => ({
   eventType: 'OrderCreated',

@@ -12,13 +12,12 @@ import {
 import {
   collectTopic,
   createKafka,
-  createTestDb,
   createTopic,
   recordingLogger,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
-let testDb: TestDb;
+const testDb = useTestDb('enqueue');
 let kafka: Kafka;
 let topic: string;
 let relay: Worker;
@@ -34,7 +33,6 @@ const event = (partitionKey: string, n: number): OutboxEventInput => ({
 });
 
 beforeAll(async () => {
-  testDb = await createTestDb('enqueue');
   kafka = createKafka();
   topic = await createTopic(kafka, 'enqueue', 1);
   relay = await startRelay({
@@ -48,7 +46,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await relay.stop();
-  await testDb.destroy();
 });
 
 describe('enqueue', () => {

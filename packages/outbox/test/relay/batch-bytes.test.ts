@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import {
   DEFAULT_RELAY_OPTIONS,
@@ -13,19 +13,12 @@ import {
   collectTopic,
   count,
   createKafka,
-  createTestDb,
   recordingLogger,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 import { createConfiguredTopic, messagesOnTopic } from '../support/topics.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('batch_bytes');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('batch_bytes');
 
 const PAYLOAD_BYTES = 1000;
 const event = (topic: string, n: number): OutboxEventInput => ({

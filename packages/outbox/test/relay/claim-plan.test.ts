@@ -4,15 +4,14 @@ import { createPgPool, type OutboxTables } from '../../src/index.ts';
 import { configureBatchTransaction } from '../../src/relay/batch-transaction.ts';
 import { claimBatch } from '../../src/relay/claim-batch.ts';
 import { DEFAULT_RELAY_OPTIONS } from '../../src/relay/relay-options.ts';
-import { createTestDb, recordingLogger, type TestDb } from '../support/harness.ts';
+import { recordingLogger, useTestDb } from '../support/harness.ts';
 
-let testDb: TestDb;
+const testDb = useTestDb('claim_plan');
 /** The same database through a Kysely that remembers every statement it ran. */
 let traced: Kysely<OutboxTables>;
 const statements: CompiledQuery[] = [];
 
 beforeAll(async () => {
-  testDb = await createTestDb('claim_plan');
   traced = new Kysely<OutboxTables>({
     dialect: new PostgresDialect({
       pool: createPgPool({ connectionString: testDb.url, max: 2 }, recordingLogger()),
@@ -31,7 +30,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await traced.destroy();
-  await testDb.destroy();
 });
 
 /** The plan node types of the claim's first (heads) statement, EXPLAINed in `trx`. */

@@ -15,19 +15,17 @@ import {
   checkOrder,
   collectTopic,
   createKafka,
-  createTestDb,
   createTopic,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 import { pollUntil } from '@outbox-inbox/infra';
 
-let testDb: TestDb;
+const testDb = useTestDb('fence');
 let kafka: Kafka;
 let topic: string;
 let producer: Producer;
 
 beforeAll(async () => {
-  testDb = await createTestDb('fence');
   kafka = createKafka();
   topic = await createTopic(kafka, 'fence', 1);
   producer = createRelayProducer(kafka);
@@ -35,7 +33,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await producer.disconnect();
-  await testDb.destroy();
 });
 
 const event = (partitionKey: string, n: number): OutboxEventInput => ({

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Registry } from 'prom-client';
 import {
@@ -11,19 +11,12 @@ import {
   checkOrder,
   collectTopic,
   createKafka,
-  createTestDb,
   createTopic,
   recordingLogger,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('relays');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('relays');
 
 const WRITERS = 4;
 const TRANSACTIONS_PER_WRITER = 25;

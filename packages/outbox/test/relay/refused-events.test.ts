@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { beforeAll, beforeEach, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import type { Kafka } from 'kafkajs';
 import { sql } from 'kysely';
@@ -20,10 +20,9 @@ import {
   collectTopic,
   count,
   createKafka,
-  createTestDb,
   createTopic,
   recordingLogger,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 import {
   copiesByEventId,
@@ -33,14 +32,10 @@ import {
   partitionOf,
 } from '../support/topics.ts';
 
-let testDb: TestDb;
+const testDb = useTestDb('refused');
 let kafka: Kafka;
 beforeAll(async () => {
-  testDb = await createTestDb('refused');
   kafka = createKafka();
-});
-afterAll(async () => {
-  await testDb.destroy();
 });
 beforeEach(async () => {
   await sql`TRUNCATE outbox_event`.execute(testDb.db);

@@ -1,26 +1,19 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { enqueueMany, startRelay, type OutboxEventInput } from '../../src/index.ts';
 import {
   checkOrder,
   collectTopic,
   createKafka,
-  createTestDb,
   createTopic,
   recordingLogger,
   stack,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('relay_crash');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('relay_crash');
 
 const childScript = fileURLToPath(new URL('../fixtures/relay-child.ts', import.meta.url));
 

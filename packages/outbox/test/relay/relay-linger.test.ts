@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { enqueue, startRelay } from '../../src/index.ts';
 import {
   collectTopic,
   count,
   createKafka,
-  createTestDb,
   createTopic,
   recordingLogger,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('relay_linger');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('relay_linger');
 
 it('a steady stream of commits goes out in batches: after a partial batch the lane lingers', async () => {
   const kafka = createKafka();

@@ -3,21 +3,14 @@ import { Stack, pollUntil } from '@outbox-inbox/infra';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { enqueueMany, startRelay, type OutboxEventInput } from '../../src/index.ts';
-import {
-  checkOrder,
-  collectTopic,
-  count,
-  createTestDb,
-  recordingLogger,
-  type TestDb,
-} from '../support/harness.ts';
+import { checkOrder, collectTopic, count, recordingLogger, useTestDb } from '../support/harness.ts';
 
 // A three-node cluster of its own (the package's shared stack has one broker); PostgreSQL is
 // the shared one.
 const clusterName = `outbox-cluster-${process.pid}`;
 let cluster: Stack;
 let kafka: Kafka;
-let testDb: TestDb;
+const testDb = useTestDb('relay_cluster');
 
 beforeAll(async () => {
   cluster = await Stack.up({
@@ -32,11 +25,9 @@ beforeAll(async () => {
     logLevel: logLevel.NOTHING,
     retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
   });
-  testDb = await createTestDb('relay_cluster');
 }, 180_000);
 
 afterAll(async () => {
-  await testDb?.destroy();
   await cluster?.down();
 });
 

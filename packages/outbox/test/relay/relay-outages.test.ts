@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Registry } from 'prom-client';
 import {
@@ -13,20 +13,13 @@ import {
   collectTopic,
   count,
   createKafka,
-  createTestDb,
   createTopic,
   recordingLogger,
   stack,
-  type TestDb,
+  useTestDb,
 } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('relay_outage');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('relay_outage');
 
 const KEYS = 8;
 const eventsFor = (topic: string, from: number, count: number): OutboxEventInput[] =>

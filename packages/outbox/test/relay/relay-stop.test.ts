@@ -1,23 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Kafka, logLevel } from 'kafkajs';
 import { enqueueMany, startRelay, type OutboxEventInput } from '../../src/index.ts';
-import {
-  count,
-  createKafka,
-  createTestDb,
-  createTopic,
-  recordingLogger,
-  type TestDb,
-} from '../support/harness.ts';
+import { count, createKafka, createTopic, recordingLogger, useTestDb } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('relay_stop');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('relay_stop');
 
 const events = (topic: string, n: number): OutboxEventInput[] =>
   Array.from({ length: n }, (_, i) => ({

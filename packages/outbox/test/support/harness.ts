@@ -9,7 +9,7 @@ import {
   type Message,
 } from 'kafkajs';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
 import { createPgPool, migrateOutbox, type Logger, type OutboxTables } from '../../src/index.ts';
 
@@ -29,17 +29,50 @@ export function recordingLogger(): Logger & {
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
+/** A test database with the library's schema: its URL and a Kysely on it. */
 export interface TestDb {
   readonly url: string;
   readonly db: Kysely<OutboxTables>;
+}
+
+/** A test database that its creator destroys. */
+export interface OwnedTestDb extends TestDb {
   destroy(): Promise<void>;
 }
 
-/** A fresh database with the library's schema. */
+/**
+ * The usual set-up of a test file: a fresh database, created before its first test and
+ * destroyed after its last. Call it above the file's own `beforeAll`/`afterAll`: vitest runs
+ * `beforeAll` hooks in order and `afterAll` hooks in reverse, so those hooks find the database
+ * there. Reading `url` or `db` before it exists (at module level, say) throws.
+ */
+export function useTestDb(prefix: string): TestDb {
+  let created: OwnedTestDb | undefined;
+  beforeAll(async () => {
+    created = await createTestDb(prefix);
+  });
+  afterAll(async () => {
+    await created?.destroy();
+  });
+  const current = (): TestDb => {
+    if (created === undefined) throw new Error(`test database ${prefix} read before its beforeAll`);
+    return created;
+  };
+  return {
+    get url() {
+      return current().url;
+    },
+    get db() {
+      return current().db;
+    },
+  };
+}
+
+/** A fresh database with the library's schema, for a test that decides when it goes. */
 export async function createTestDb(
   prefix: string,
   logger: Logger = recordingLogger(),
-): Promise<TestDb> {
+): Promise<OwnedTestDb> {
   const name = `${prefix}_${randomUUID().slice(0, 8)}`;
   const url = await stack().createDatabase(name);
   const db = new Kysely<OutboxTables>({
