@@ -9,6 +9,7 @@ import { devPorts } from './dev-ports.ts';
 import { InfraError } from './errors.ts';
 import type { PartitionLeader } from './kafka-cluster/partition-leaders.ts';
 import { Stack } from './stack.ts';
+import { untilStopSignal } from './stop-signal.ts';
 
 const usage = `usage: pnpm stack <command> [options]
 
@@ -113,11 +114,9 @@ async function main(argv: string[]): Promise<void> {
       printStatus(stack, await leadersOrError(stack));
       if (values.detach) return;
       console.log('\nCtrl-C stops everything.');
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await untilStopSignal();
       await stack.down();
+      console.log('stopped');
       return;
     }
     case 'down': {

@@ -7,6 +7,7 @@ export { InfraError } from './errors.ts';
 export { findJava, resolveKafkaClasspath } from './components/kafka.ts';
 export type { InfraErrorCode } from './errors.ts';
 export { pollUntil } from './poll.ts';
+export { untilStopSignal } from './stop-signal.ts';
 export { findFreePort } from './ports.ts';
 export { devPorts } from './dev-ports.ts';
 export { findRepoRoot, stacksHome } from './state-file.ts';

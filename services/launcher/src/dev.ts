@@ -4,7 +4,7 @@
  * supervised process of the `dev` stack (so `pnpm stack kill order-relay` works from another
  * shell). Stays in the foreground; Ctrl-C stops everything.
  */
-import { InfraError, Stack, devPorts } from '@outbox-inbox/infra';
+import { InfraError, Stack, devPorts, untilStopSignal } from '@outbox-inbox/infra';
 import { orderService } from '@outbox-inbox/order-service';
 import { paymentService } from '@outbox-inbox/payment-service';
 import { startDashboard } from './dashboard/start-dashboard.ts';
@@ -59,13 +59,7 @@ Break it (from another shell):
   components: ${componentNames.join(', ')}
 
 Ctrl-C stops everything.`);
-  // Signal listeners alone do not keep Node's event loop alive; this timer does, until a signal.
-  const keepAlive = setInterval(() => undefined, 60_000);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  clearInterval(keepAlive);
+  await untilStopSignal();
   console.log('\nstopping…');
   await dashboard.stop();
   await stack.down();
