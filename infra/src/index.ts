@@ -1,5 +1,7 @@
 export { Stack } from './stack.ts';
 export type { ComponentStatus, ProcessComponent } from './stack.ts';
+export { formatBytes } from './prune.ts';
+export type { PrunedStack } from './prune.ts';
 export type { ServerName, UpOptions } from './up-options.ts';
 export type { PartitionLeader } from './kafka-cluster/partition-leaders.ts';
 export type { ProviderName } from './choose-provider.ts';
