@@ -4,11 +4,15 @@
  * file, so a second shell (or a workshop attendee) can kill what the first one started.
  */
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { devPorts } from './dev-ports.ts';
 import { InfraError } from './errors.ts';
+import { formatBytes } from './prune.ts';
 import type { PartitionLeader } from './kafka-cluster/partition-leaders.ts';
 import { Stack } from './stack.ts';
+import { stacksHome } from './state-file.ts';
+import { untilStopSignal } from './stop-signal.ts';
 
 const usage = `usage: pnpm stack <command> [options]
 
@@ -16,6 +20,8 @@ const usage = `usage: pnpm stack <command> [options]
                              start PostgreSQL and Kafka (foreground until Ctrl-C, unless --detach);
                              N Kafka nodes kafka-1 … kafka-N (default $STACK_KAFKA_BROKERS or 1)
   down                       stop everything of the stack and delete its data
+  prune                      delete the folders of stacks that are not running (the logs and
+                             data a failed test run keeps), and say how much that freed
   status [--json]            components, pids, endpoints, log files, partition leaders
   start|stop|kill|restart <component>
   wipe <component>           restart with empty storage (Kafka lost its data)
@@ -113,11 +119,9 @@ async function main(argv: string[]): Promise<void> {
       printStatus(stack, await leadersOrError(stack));
       if (values.detach) return;
       console.log('\nCtrl-C stops everything.');
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await untilStopSignal();
       await stack.down();
+      console.log('stopped');
       return;
     }
     case 'down': {
@@ -129,6 +133,20 @@ async function main(argv: string[]): Promise<void> {
       }
       await stack.down();
       console.log(`stack "${name}" is down`);
+      return;
+    }
+    case 'prune': {
+      const pruned = await Stack.prune();
+      const home = path.relative(process.cwd(), stacksHome()) || '.';
+      for (const { name, bytes } of pruned) {
+        console.log(`removed ${path.join(home, name)} (${formatBytes(bytes)})`);
+      }
+      const freed = pruned.reduce((total, { bytes }) => total + bytes, 0);
+      console.log(
+        pruned.length === 0
+          ? 'no stopped stacks to remove: nothing to do'
+          : `freed ${formatBytes(freed)}; running stacks were left alone`,
+      );
       return;
     }
     case 'status': {

@@ -1,5 +1,7 @@
 export { Stack } from './stack.ts';
 export type { ComponentStatus, ProcessComponent } from './stack.ts';
+export { formatBytes } from './prune.ts';
+export type { PrunedStack } from './prune.ts';
 export type { ServerName, UpOptions } from './up-options.ts';
 export type { PartitionLeader } from './kafka-cluster/partition-leaders.ts';
 export type { ProviderName } from './choose-provider.ts';
@@ -7,6 +9,7 @@ export { InfraError } from './errors.ts';
 export { findJava, resolveKafkaClasspath } from './components/kafka.ts';
 export type { InfraErrorCode } from './errors.ts';
 export { pollUntil } from './poll.ts';
+export { untilStopSignal } from './stop-signal.ts';
 export { findFreePort } from './ports.ts';
 export { devPorts } from './dev-ports.ts';
 export { findRepoRoot, stacksHome } from './state-file.ts';

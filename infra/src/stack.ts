@@ -18,6 +18,7 @@ import {
   describePartitionLeaders,
   type PartitionLeader,
 } from './kafka-cluster/partition-leaders.ts';
+import { folderBytes, leftoverStacks, stackFolders, type PrunedStack } from './prune.ts';
 import { listStackNames, readState, stackDir, writeState, type StackState } from './state-file.ts';
 import type { ServerName, UpOptions } from './up-options.ts';
 
@@ -142,6 +143,24 @@ export class Stack {
       }
     }
     return reaped;
+  }
+
+  /**
+   * Removes the folders of stacks that are not running (a failed test run keeps its stack's
+   * logs and data for a post-mortem), with their containers and PostgreSQL's data wherever it
+   * lives. A stack whose owner or any of whose components still runs is left alone.
+   * Returns what was removed and the bytes that gave back.
+   */
+  static async prune(env: NodeJS.ProcessEnv = process.env): Promise<PrunedStack[]> {
+    const pruned: PrunedStack[] = [];
+    for (const name of leftoverStacks(env)) {
+      const state = readState(name, env);
+      if (!state) continue;
+      const bytes = stackFolders(state, env).reduce((total, dir) => total + folderBytes(dir), 0);
+      await new Stack(name, env).down();
+      pruned.push({ name, bytes });
+    }
+    return pruned;
   }
 
   get state(): StackState {
@@ -340,17 +359,10 @@ export class Stack {
       // Kept for a post-mortem: no longer owned, so reapOrphans() leaves the files alone.
       writeState({ ...this.state, ownerPid: undefined }, this.#env);
     } else {
-      const dir = stackDir(this.name, this.#env);
       // PostgreSQL's data may live outside the stack's folder (see definePostgres).
-      for (const record of records) {
-        if (
-          (record.kind === 'postgres' || record.kind === 'kafka') &&
-          !record.dataDir.startsWith(`${dir}${path.sep}`)
-        ) {
-          rmSync(path.dirname(record.dataDir), { recursive: true, force: true });
-        }
+      for (const folder of stackFolders(this.state, this.#env)) {
+        rmSync(folder, { recursive: true, force: true });
       }
-      rmSync(dir, { recursive: true, force: true });
     }
   }
 

@@ -3,13 +3,38 @@
  * `pnpm dev`: PostgreSQL, Kafka, migrations and every role of both services, each role its own
  * supervised process of the `dev` stack (so `pnpm stack kill order-relay` works from another
  * shell). Stays in the foreground; Ctrl-C stops everything.
+ *
+ * `pnpm dev --logs [role…]`: then follows the roles' logs, readable, all of them or the roles
+ * named (`order-relay`, or `payment` for every payment role).
  */
-import { InfraError, Stack, devPorts } from '@outbox-inbox/infra';
+import { parseArgs } from 'node:util';
+import { InfraError, Stack, devPorts, untilStopSignal } from '@outbox-inbox/infra';
 import { orderService } from '@outbox-inbox/order-service';
 import { paymentService } from '@outbox-inbox/payment-service';
 import { startDashboard } from './dashboard/start-dashboard.ts';
+import { followRoleLogs, selectRoles } from './logs/follow-role-logs.ts';
 import { componentNames } from './system/role-processes.ts';
 import { startServices } from './system/start-services.ts';
+
+const { values: flags, positionals: logRoles } = parseArgs({
+  options: { logs: { type: 'boolean', default: false } },
+  allowPositionals: true,
+});
+if (logRoles.length > 0 && !flags.logs) {
+  console.error(`error: unexpected ${logRoles.join(' ')}; usage: pnpm dev [--logs [role…]]`);
+  process.exit(1);
+}
+// A misspelt role fails now, not after the minute the system takes to start.
+const logComponents = flags.logs ? rolesOrExit(logRoles) : [];
+
+function rolesOrExit(names: readonly string[]): string[] {
+  try {
+    return selectRoles(componentNames, names);
+  } catch (error) {
+    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
 
 const name = process.env['STACK_NAME'] ?? 'dev';
 const started = Date.now();
@@ -55,17 +80,22 @@ Break it (from another shell):
   ./pnpm stack status
   ./pnpm stack kill kafka          ./pnpm stack start kafka
   ./pnpm stack kill order-relay    ./pnpm stack start order-relay
-  ./pnpm stack logs payment-processor --follow
+  ./pnpm logs payment-processor    (readable, follows; ./pnpm logs for every role)
   components: ${componentNames.join(', ')}
 
 Ctrl-C stops everything.`);
-  // Signal listeners alone do not keep Node's event loop alive; this timer does, until a signal.
-  const keepAlive = setInterval(() => undefined, 60_000);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  clearInterval(keepAlive);
+  if (flags.logs) console.log(`\nlogs of ${logComponents.join(', ')}:\n`);
+  const logs = flags.logs
+    ? followRoleLogs({
+        stack,
+        only: logRoles,
+        from: 'start',
+        colorize: process.stdout.isTTY,
+        write: (text) => process.stdout.write(text),
+      })
+    : undefined;
+  await untilStopSignal();
+  logs?.stop();
   console.log('\nstopping…');
   await dashboard.stop();
   await stack.down();
