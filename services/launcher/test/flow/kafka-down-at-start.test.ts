@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { Stack, pollUntil } from '@outbox-inbox/infra';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
 import {
-  migrateDatabase,
   orderRoles,
+  orderService,
   parseConfig,
   startOrderService,
   type RunningOrderService,
 } from '@outbox-inbox/order-service';
 import { pino } from 'pino';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { migrateService } from '../../src/system/migrate-service.ts';
 
 const stack = Stack.open(inject('stackName'));
 let orders: RunningOrderService | undefined;
@@ -22,7 +23,9 @@ describe('order-service with every role in one process, started while Kafka is d
   it('is ready and accepts orders at once; the outbox drains when Kafka is back', async () => {
     const url = await stack.createDatabase(`kafka_down_${randomUUID().slice(0, 8)}`);
     const logger = pino({ level: process.env['FLOW_LOG_LEVEL'] ?? 'silent' });
-    await migrateDatabase({ url, logger });
+    // Migrate as a deployment does, topics included: the relay must find order.events once
+    // Kafka is back, whichever test file ran first on this stack.
+    await migrateService(orderService, url, stack.kafkaBrokers);
     await stack.kill('kafka');
 
     orders = await startOrderService({
