@@ -55,6 +55,7 @@ try {
   const dashboard = await startDashboard({
     stack,
     orderApiUrl: orders.apiUrl,
+    databaseUrls: [orders.databaseUrl, payments.databaseUrl],
     port: Number(process.env['DASHBOARD_PORT'] ?? 3000),
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

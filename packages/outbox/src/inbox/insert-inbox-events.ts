@@ -1,13 +1,15 @@
 import { sql, type Transaction } from 'kysely';
 import type { ReceivedEvent } from '../kafka/received-event.ts';
 import type { OutboxTables } from '../schema/tables.ts';
+import { countInboxRepeats, repeatsOf } from './count-inbox-repeats.ts';
 
 /**
  * Stores received events with ONE statement of eleven array parameters, whatever the batch
  * size: a multi-row VALUES list would bind twelve parameters per row (and hit PostgreSQL's
  * 65,535 limit), which costs more to build in Node and to parse and plan in PostgreSQL.
  * `unnest` yields the rows in array order, so `seq` follows the Kafka offsets of the batch.
- * Repeats (already stored, or twice in this batch) are dropped by the conflict clause.
+ * Repeats (already stored, or twice in this batch) are dropped by the conflict clause and
+ * counted in their stored row's `redeliveries` (a second statement, only when there are some).
  * Returns the ids of the rows that were new (as PostgreSQL writes a uuid: lower case).
  */
 export async function insertInboxEvents(
@@ -44,5 +46,7 @@ export async function insertInboxEvents(
     )
     SELECT event_id::text AS event_id FROM inserted
   `.execute(trx);
-  return result.rows.map((row) => row.event_id);
+  const insertedIds = result.rows.map((row) => row.event_id);
+  await countInboxRepeats(trx, repeatsOf(events, insertedIds));
+  return insertedIds;
 }

@@ -162,6 +162,27 @@ const consumerPoison0003: Migration = {
 };
 
 /**
+ * Repeats absorbed: how many times the event arrived again after its row existed (the inbox
+ * writer's conflict clause, or the dedup consumer finding its `processed_event` row). Only a
+ * repeat writes it, so the common path pays nothing. A constant default does not rewrite the
+ * table.
+ */
+const redeliveries0004: Migration = {
+  async up(db) {
+    await run(db, [
+      `ALTER TABLE inbox_event ADD COLUMN redeliveries integer NOT NULL DEFAULT 0`,
+      `ALTER TABLE processed_event ADD COLUMN redeliveries integer NOT NULL DEFAULT 0`,
+    ]);
+  },
+  async down(db) {
+    await run(db, [
+      'ALTER TABLE processed_event DROP COLUMN redeliveries',
+      'ALTER TABLE inbox_event DROP COLUMN redeliveries',
+    ]);
+  },
+};
+
+/**
  * The library's migrations, for a service that merges them into its own Migrator. The names
  * start with `0000-outbox-` so they sort before a service's own (dated or numbered) ones.
  */
@@ -169,6 +190,7 @@ export const outboxMigrations: Readonly<Record<string, Migration>> = Object.free
   '0000-outbox-0001-schema': schema0001,
   '0000-outbox-0002-relay-failures': relayFailures0002,
   '0000-outbox-0003-consumer-poison': consumerPoison0003,
+  '0000-outbox-0004-redeliveries': redeliveries0004,
 });
 
 /** Name of the table in which `migrateOutbox` records the library's migrations. */

@@ -62,6 +62,8 @@ export interface InboxEventTable {
   last_error: ColumnType<string | null, string | null | undefined, string | null>;
   /** Set when the row exhausted its attempts; it then holds back later rows of its key. */
   dead_at: NullableTimestamp;
+  /** Repeats of this event the writer dropped after the row was stored (0 for most rows). */
+  redeliveries: ColumnType<number, number | undefined, number>;
 }
 
 /** Dedup rows of the dedup consumers: one per (consumer, event) whose effect was applied. */
@@ -69,6 +71,8 @@ export interface ProcessedEventTable {
   consumer: string;
   event_id: string;
   processed_at: Timestamp;
+  /** Repeats of this event the consumer dropped after applying it once (0 for most rows). */
+  redeliveries: ColumnType<number, number | undefined, number>;
 }
 
 /** A Kafka message that could not be accepted (not JSON, no event id, failed validation...). */

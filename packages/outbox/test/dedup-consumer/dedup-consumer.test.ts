@@ -62,6 +62,19 @@ it('applyOnce applies the effect once per (consumer, event), also under concurre
     .where('id', '=', 'o1')
     .executeTakeFirstOrThrow();
   expect(order.payments).toBe(1);
+  // Each repeat is counted on the row that caught it; the first delivery of each consumer is
+  // not, nor is the delivery whose effect failed (rolled back with its dedup row).
+  const dedupRows = await db
+    .selectFrom('processed_event')
+    .select(['consumer', 'redeliveries'])
+    .where('event_id', '=', eventId)
+    .orderBy('consumer')
+    .execute();
+  expect(dedupRows).toEqual([
+    { consumer: 'audit', redeliveries: 0 },
+    { consumer: 'flaky', redeliveries: 0 },
+    { consumer: 'payments', redeliveries: 3 },
+  ]);
   // @ts-expect-error applyOnce needs the effect's transaction
   await expect(applyOnce(db, 'payments', eventId, async () => {})).rejects.toBeInstanceOf(
     OutboxError,
@@ -164,5 +177,15 @@ it('the dedup consumer applies each event once, counts repeats, parks garbage an
   const scrape = await registry.metrics();
   expect(scrape).toMatch(/^processed_event_applied_total\{consumer="order-status"\} 11$/m);
   expect(scrape).toMatch(/^processed_event_duplicates_total\{consumer="order-status"\} 5$/m);
+  // The same five repeats, each on the dedup row that caught it.
+  const repeated = await db
+    .selectFrom('processed_event')
+    .select(['event_id', 'redeliveries'])
+    .where('consumer', '=', 'order-status')
+    .where('redeliveries', '>', 0)
+    .execute();
+  expect(Object.fromEntries(repeated.map((r) => [r.event_id, r.redeliveries]))).toEqual(
+    Object.fromEntries(paid.slice(0, 5).map((m) => [m.eventId, 1])),
+  );
   expect(scrape).toMatch(/^parked_messages_total\{consumer="order-status"\} 2$/m);
 });

@@ -120,6 +120,16 @@ it('stores each event once, parks malformed messages and keeps going, commits of
   // The 10 republished copies and the 3 later ones.
   const duplicates = Number(/^inbox_duplicates_dropped_total (\d+)$/m.exec(scrape)?.[1]);
   expect(duplicates).toBe(13);
+  // The same repeats, counted on the rows that absorbed them; a first delivery counts nothing.
+  const redeliveries = await testDb.db
+    .selectFrom('inbox_event')
+    .select(['event_id', 'redeliveries'])
+    .where('redeliveries', '>', 0)
+    .execute();
+  const repeated = [...repeats, ...after.slice(0, 3)].map((m) => m.eventId);
+  expect(Object.fromEntries(redeliveries.map((r) => [r.event_id, r.redeliveries]))).toEqual(
+    Object.fromEntries(repeated.map((id) => [id, 1])),
+  );
   expect(scrape).toMatch(/^inbox_backlog_events 50$/m);
   expect(scrape).toMatch(/^parked_messages 4$/m);
 });

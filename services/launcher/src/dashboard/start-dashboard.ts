@@ -1,5 +1,6 @@
 import type { Stack } from '@outbox-inbox/infra';
 import { buildDashboardApp } from './dashboard-app.ts';
+import { openRedeliveryReader } from './event-redeliveries.ts';
 import { LoadGenerator } from './load-generator.ts';
 import { startSampler, type DashboardState } from './system-sampler.ts';
 
@@ -7,6 +8,12 @@ export interface DashboardOptions {
   readonly stack: Stack;
   /** order-service's api: where the load goes and the latest orders come from. */
   readonly orderApiUrl: string;
+  /**
+   * The services' databases, where each event's dedup row counts the repeats it absorbed
+   * (payment-service's inbox for the order events, order-service's processed_event for the
+   * payment events).
+   */
+  readonly databaseUrls: readonly string[];
   /** 0 picks a free one. */
   readonly port: number;
   /** How often the page gets a new state (default 1 s). */
@@ -20,14 +27,22 @@ export interface RunningDashboard {
 
 /**
  * The live dashboard of a running system, on 127.0.0.1 only: components with kill/start,
- * charts from the roles' /metrics, the newest orders and their journeys, an order load.
+ * charts from the roles' /metrics, the newest orders with their journeys and the duplicates
+ * each absorbed, an order load.
  */
 export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
   const load = new LoadGenerator(options.orderApiUrl);
   const listeners = new Set<(state: DashboardState) => void>();
   let latest: DashboardState | undefined;
+  const intervalMs = options.intervalMs ?? 1000;
+  const redeliveries = openRedeliveryReader(options.databaseUrls, intervalMs);
   const sampler = startSampler(
-    { stack: options.stack, orderApiUrl: options.orderApiUrl, intervalMs: options.intervalMs },
+    {
+      stack: options.stack,
+      orderApiUrl: options.orderApiUrl,
+      redeliveries: redeliveries.read,
+      intervalMs,
+    },
     (state) => {
       latest = state;
       for (const listener of listeners) listener(state);
@@ -50,6 +65,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     async stop() {
       await load.close();
       await sampler.stop();
+      await redeliveries.close();
       // Open event streams would hold close() forever.
       app.server.closeAllConnections();
       await app.close();

@@ -1,6 +1,6 @@
 import type { ComponentStatus, Stack } from '@outbox-inbox/infra';
 import { roleProcesses } from '../system/role-processes.ts';
-import { readLatestOrders, type OrderWithJourney } from './latest-orders.ts';
+import { readLatestOrders, type OrderWithJourney, type ReadRedeliveries } from './latest-orders.ts';
 import { parsePrometheusText } from './prometheus-text.ts';
 import { SystemPoints, type ScrapedProcess, type SystemPoint } from './system-point.ts';
 
@@ -10,13 +10,15 @@ export interface DashboardState {
   /** Oldest first, covering the last `windowMs`. */
   readonly history: readonly SystemPoint[];
   readonly orders: readonly OrderWithJourney[];
-  /** Why the orders shown may be old (order-api not answering), or null. */
+  /** Why the orders shown may be old (order-api or a database not answering), or null. */
   readonly ordersError: string | null;
 }
 
 export interface SamplerOptions {
   readonly stack: Stack;
   readonly orderApiUrl: string;
+  /** The repeats each event absorbed, from the services' databases. */
+  readonly redeliveries: ReadRedeliveries;
   readonly intervalMs?: number;
   readonly windowMs?: number;
   readonly orderCount?: number;
@@ -24,7 +26,7 @@ export interface SamplerOptions {
 
 /**
  * Every `intervalMs`: the stack's components, the metrics of every running role process and
- * the newest orders; calls `onState` with the result. Returns `stop()`.
+ * the newest orders with the repeats they absorbed; calls `onState` with the result. Returns `stop()`.
  */
 export function startSampler(
   options: SamplerOptions,
@@ -43,7 +45,7 @@ export function startSampler(
     const components = options.stack.status();
     const [processes, latest] = await Promise.all([
       scrapeRoles(components, intervalMs),
-      readLatestOrders(options.orderApiUrl, options.orderCount ?? 8, intervalMs).then(
+      readLatestOrders(options, options.orderCount ?? 8, intervalMs).then(
         (found) => ({ found, error: null }),
         (error: unknown) => ({ found: orders, error: messageOf(error) }),
       ),

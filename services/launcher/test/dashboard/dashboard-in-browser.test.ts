@@ -8,6 +8,7 @@ import { startDashboard, type RunningDashboard } from '../../src/dashboard/start
 import { componentNames } from '../../src/system/role-processes.ts';
 import { startServices } from '../../src/system/start-services.ts';
 import { orderService } from '@outbox-inbox/order-service';
+import { paymentService } from '@outbox-inbox/payment-service';
 import { launchChromium } from './chromium.ts';
 
 const screenshots = path.join(findRepoRoot(), 'e2e', 'report', 'dashboard');
@@ -25,6 +26,7 @@ beforeAll(async () => {
   dashboard = await startDashboard({
     stack,
     orderApiUrl: running.of(orderService).apiUrl,
+    databaseUrls: [running.of(orderService).databaseUrl, running.of(paymentService).databaseUrl],
     port: 0,
     intervalMs: 500,
   });
@@ -95,6 +97,8 @@ describe('the dashboard, in Chromium, on a running system', () => {
     await untilPageShows('PAID orders', async () => (await orderStatuses()).includes('PAID'));
     const paid = page.locator('#orders tbody tr[data-status="PAID"] .journey').first();
     await expect(paid.textContent()).resolves.toMatch(/PENDING \+\d+ ms → PAID \+\d+ ms/);
+    const duplicates = page.locator('#orders tbody tr[data-status="PAID"] .duplicates').first();
+    await expect(duplicates.textContent()).resolves.toMatch(/^duplicates absorbed: \d+$/);
     await page.screenshot({
       path: path.join(screenshots, '1-all-up-under-load.png'),
       fullPage: true,

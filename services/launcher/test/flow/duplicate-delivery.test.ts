@@ -59,7 +59,7 @@ async function insertPendingOrder(amount: number): Promise<string> {
 }
 
 describe('the same event produced twice straight to Kafka', () => {
-  it('payment-service (inbox): one inbox row, one payment, one PaymentCompleted', async () => {
+  it('payment-service (inbox): one inbox row counting the repeat, one payment, one PaymentCompleted', async () => {
     const orderId = await insertPendingOrder(500);
     const created = {
       eventId: randomUUID(),
@@ -104,10 +104,15 @@ describe('the same event produced twice straight to Kafka', () => {
     );
     const inboxRows = await system.paymentDb
       .selectFrom('inbox_event')
-      .select('event_id')
-      .where('event_id', '=', created.eventId)
+      .select(['event_id', 'redeliveries'])
+      .where('event_id', 'in', [created.eventId, cancelled.eventId])
+      .orderBy('seq')
       .execute();
-    expect(inboxRows).toHaveLength(1);
+    // One row per event; the row of the repeated one counts the copy it absorbed.
+    expect(inboxRows).toEqual([
+      { event_id: created.eventId, redeliveries: 1 },
+      { event_id: cancelled.eventId, redeliveries: 0 },
+    ]);
     const payments = await system.paymentDb
       .selectFrom('payments')
       .select('status')
@@ -126,7 +131,7 @@ describe('the same event produced twice straight to Kafka', () => {
     ).toBeGreaterThan(duplicatesBefore);
   });
 
-  it('order-service (processed_event): applied once, the repeat counted and ignored', async () => {
+  it('order-service (processed_event): applied once, the repeat counted on its row and ignored', async () => {
     const orderId = await insertPendingOrder(700);
     const paymentId = randomUUID();
     const money = { schemaVersion: 1, paymentId, orderId, amount: 700, currency: 'EUR' };
@@ -171,9 +176,15 @@ describe('the same event produced twice straight to Kafka', () => {
     });
     const processed = await system.orderDb
       .selectFrom('processed_event')
-      .select('event_id')
+      .select(['event_id', 'redeliveries'])
       .where('event_id', 'in', [completed.eventId, refunded.eventId])
       .execute();
+    expect(processed).toEqual(
+      expect.arrayContaining([
+        { event_id: completed.eventId, redeliveries: 1 },
+        { event_id: refunded.eventId, redeliveries: 0 },
+      ]),
+    );
     expect(processed).toHaveLength(2);
     expect(await readCounter(system.orders.url, 'processed_event_duplicates_total')).toBe(
       duplicatesBefore + 1,

@@ -196,7 +196,7 @@ function renderChart(chart, history) {
 
 function renderOrders(orders, error) {
   document.getElementById('orders-error').textContent = error
-    ? `order-api not answering (${error}); showing the last orders seen`
+    ? `orders not readable (${error}); showing the last orders seen`
     : '';
   const body = document.querySelector('#orders tbody');
   body.replaceChildren(
@@ -214,6 +214,11 @@ function renderOrders(orders, error) {
         el('td', {}, `${(order.amount / 100).toFixed(2)} ${order.currency}`),
         el('td', { class: `status-${order.status}` }, order.status),
         journey,
+        el(
+          'td',
+          { class: 'duplicates', 'data-duplicates': String(order.duplicatesAbsorbed) },
+          `duplicates absorbed: ${order.duplicatesAbsorbed}`,
+        ),
       );
     }),
   );
