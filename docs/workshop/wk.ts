@@ -36,7 +36,18 @@ import {
 } from '@outbox-inbox/e2e';
 
 const timeoutMs = Number(process.env['WK_TIMEOUT_S'] ?? 90) * 1000;
-const stack = Stack.open(process.env['STACK_NAME'] ?? 'dev');
+const stack = openStack(process.env['STACK_NAME'] ?? 'dev');
+
+/** The running stack, or one line that says how to start it (not a stack trace). */
+function openStack(name: string): Stack {
+  try {
+    return Stack.open(name);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`wk: ${message}; start the system first with ./pnpm dev (in another shell)`);
+    process.exit(1);
+  }
+}
 
 function url(component: string): string {
   const endpoints = stack.state.components[component]?.endpoints ?? {};
