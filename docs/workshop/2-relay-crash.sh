@@ -24,6 +24,7 @@ run ./wk sql orders "SELECT id, event_type, published_at FROM outbox_event WHERE
 
 step "Start the real relay: it publishes the row again"
 run ./pnpm stack start order-relay
+run ./wk wait-published orders "$event"
 run ./wk wait-orders PAID "$id"
 expect "your event delivered twice on order.events; payment-service's inbox dropped the copy; one payment"
 run ./wk duplicates order.events "$event"

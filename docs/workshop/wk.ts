@@ -13,6 +13,7 @@
  *   ./wk wait-metric <component> <name> <'>='|'<='|'=='> <value>
  *   ./wk orders <count> [amount]                POST orders, print their ids
  *   ./wk wait-orders <status> <id>...           until every order has it
+ *   ./wk wait-published <database> <event-id>   until that outbox row is marked published
  *   ./wk sql <database> <query>                 print the rows
  *   ./wk value <database> <query>               print the first column of the first row
  *   ./wk duplicates <topic> [event-id]          event ids on the topic more than once, or
@@ -146,6 +147,22 @@ async function main([command, ...args]: string[]): Promise<void> {
         { timeoutMs, intervalMs: 250, description: `${ids.length} order(s) to be ${status}` },
       );
       console.log(`${ids.length} order(s) ${status}`);
+      return;
+    }
+    case 'wait-published': {
+      const [database = 'orders', eventId = ''] = args;
+      const publishedAt = await pollUntil(
+        () =>
+          withClient(database, async (client) => {
+            const { rows } = await client.query<{ published_at: Date | null }>(
+              'SELECT published_at FROM outbox_event WHERE event_id = $1',
+              [eventId],
+            );
+            return rows[0]?.published_at ?? undefined;
+          }),
+        { timeoutMs, intervalMs: 250, description: `outbox row ${eventId} to be published` },
+      );
+      console.log(`event ${eventId} marked published at ${publishedAt.toISOString()}`);
       return;
     }
     case 'sql': {
