@@ -16,6 +16,7 @@
  *   ./wk wait-published <database> <event-id>   until that outbox row is marked published
  *   ./wk sql <database> <query>                 print the rows
  *   ./wk value <database> <query>               print the first column of the first row
+ *                                               (waiting while there is none, or it is NULL)
  *   ./wk duplicates <topic> [event-id]          event ids on the topic more than once, or
  *                                               how many times that one event is on it
  *   ./wk outbox <orders|payments> <command>...  the library's `outbox` command line on that
@@ -173,13 +174,23 @@ async function main([command, ...args]: string[]): Promise<void> {
     }
     case 'value': {
       const [database = 'orders', query = 'SELECT 1'] = args;
-      const rows = await withClient(
-        database,
-        async (client) => (await client.query({ text: query, rowMode: 'array' })).rows,
+      // Waits while the query finds nothing (a row the system has not written yet); a query
+      // that fails fails at once.
+      const outcome = await pollUntil(
+        () =>
+          withClient(database, async (client) => {
+            const { rows } = await client.query({ text: query, rowMode: 'array' });
+            const first: unknown = (rows[0] as unknown[] | undefined)?.[0];
+            return first ?? undefined;
+          }).then(
+            (value) => (value === undefined ? undefined : { value }),
+            (error: unknown) => ({ error }),
+          ),
+        { timeoutMs, intervalMs: 250, description: `a row from: ${query}` },
       );
-      const first: unknown = (rows[0] as unknown[] | undefined)?.[0];
-      if (first === undefined) throw new Error(`no row: ${query}`);
-      console.log(first instanceof Date ? first.toISOString() : String(first));
+      if ('error' in outcome) throw outcome.error;
+      const { value } = outcome;
+      console.log(value instanceof Date ? value.toISOString() : String(value));
       return;
     }
     case 'duplicates': {
