@@ -1,24 +1,34 @@
 #!/usr/bin/env node
 /**
- * `wk`: the workshop's small helper. Finds the running stack (`$STACK_NAME`, default `dev`)
- * through its state file, like `pnpm stack` does, so the exercises work against `pnpm dev`
- * and against the test's own stack alike. Waits poll with a deadline; nothing sleeps blindly.
+ * `./wk` (the wrapper at the repository root runs this file on Node 24): the workshop's small
+ * helper. Finds the running stack (`$STACK_NAME`, default `dev`) through its state file, like
+ * `./pnpm stack` does, so the exercises and the docs' commands work against `./pnpm dev` and
+ * against the test's own stack alike. Waits poll with a deadline (`WK_TIMEOUT_S`, 90 s);
+ * nothing sleeps blindly.
  *
- *   node docs/workshop/wk.ts url <component>                  base URL of a role
- *   node docs/workshop/wk.ts brokers                          Kafka bootstrap servers
- *   node docs/workshop/wk.ts db-url <orders|payments|naive>   PostgreSQL connection string
- *   node docs/workshop/wk.ts metric <component> <name>        one Prometheus value
- *   node docs/workshop/wk.ts wait-metric <component> <name> <'>='|'<='|'=='> <value>
- *   node docs/workshop/wk.ts orders <count> [amount]          POST orders, print their ids
- *   node docs/workshop/wk.ts wait-orders <status> <id>...     until every order has it
- *   node docs/workshop/wk.ts sql <database> <query>           print the rows
- *   node docs/workshop/wk.ts duplicates <topic>               event ids on the topic more than once
- *   node docs/workshop/wk.ts naive-after-commit <count>       the forbidden X2 writer
- *   node docs/workshop/wk.ts naive-report [id]...             naive orders vs their events
+ *   ./wk url <component>                        base URL of a role
+ *   ./wk brokers                                Kafka bootstrap servers
+ *   ./wk db-url <orders|payments|naive>         PostgreSQL connection string
+ *   ./wk metric <component> <name>              one Prometheus value
+ *   ./wk wait-metric <component> <name> <'>='|'<='|'=='> <value>
+ *   ./wk orders <count> [amount]                POST orders, print their ids
+ *   ./wk wait-orders <status> <id>...           until every order has it
+ *   ./wk wait-published <database> <event-id>   until that outbox row is marked published
+ *   ./wk sql <database> <query>                 print the rows
+ *   ./wk value <database> <query>               print the first column of the first row
+ *                                               (waiting while there is none, or it is NULL)
+ *   ./wk duplicates <topic> [event-id]          event ids on the topic more than once, or
+ *                                               how many times that one event is on it
+ *   ./wk outbox <orders|payments> <command>...  the library's `outbox` command line on that
+ *                                               service's database (and Kafka)
+ *   ./wk produce <topic> <key> <value>          send one raw message (not an event: practice)
+ *   ./wk naive-after-commit <count>             the forbidden X2 writer
+ *   ./wk naive-report [id]...                   naive orders vs their events
  */
+import { spawnSync } from 'node:child_process';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
-import { Stack, pollUntil } from '@outbox-inbox/infra';
+import { findRepoRoot, Stack, pollUntil } from '@outbox-inbox/infra';
 // The suite's own reader and naive writer: the workshop shows exactly what the tests check.
 import {
   createOrderSendingAfterCommit,
@@ -28,7 +38,18 @@ import {
 } from '@outbox-inbox/e2e';
 
 const timeoutMs = Number(process.env['WK_TIMEOUT_S'] ?? 90) * 1000;
-const stack = Stack.open(process.env['STACK_NAME'] ?? 'dev');
+const stack = openStack(process.env['STACK_NAME'] ?? 'dev');
+
+/** The running stack, or one line that says how to start it (not a stack trace). */
+function openStack(name: string): Stack {
+  try {
+    return Stack.open(name);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`wk: ${message}; start the system first with ./pnpm dev (in another shell)`);
+    process.exit(1);
+  }
+}
 
 function url(component: string): string {
   const endpoints = stack.state.components[component]?.endpoints ?? {};
@@ -129,27 +150,109 @@ async function main([command, ...args]: string[]): Promise<void> {
       console.log(`${ids.length} order(s) ${status}`);
       return;
     }
+    case 'wait-published': {
+      const [database = 'orders', eventId = ''] = args;
+      const publishedAt = await pollUntil(
+        () =>
+          withClient(database, async (client) => {
+            const { rows } = await client.query<{ published_at: Date | null }>(
+              'SELECT published_at FROM outbox_event WHERE event_id = $1',
+              [eventId],
+            );
+            return rows[0]?.published_at ?? undefined;
+          }),
+        { timeoutMs, intervalMs: 250, description: `outbox row ${eventId} to be published` },
+      );
+      console.log(`event ${eventId} marked published at ${publishedAt.toISOString()}`);
+      return;
+    }
     case 'sql': {
       const [database = 'orders', query = 'SELECT 1'] = args;
       const rows = await withClient(database, async (client) => (await client.query(query)).rows);
       console.table(rows);
       return;
     }
+    case 'value': {
+      const [database = 'orders', query = 'SELECT 1'] = args;
+      // Waits while the query finds nothing (a row the system has not written yet); a query
+      // that fails fails at once.
+      const outcome = await pollUntil(
+        () =>
+          withClient(database, async (client) => {
+            const { rows } = await client.query({ text: query, rowMode: 'array' });
+            const first: unknown = (rows[0] as unknown[] | undefined)?.[0];
+            return first ?? undefined;
+          }).then(
+            (value) => (value === undefined ? undefined : { value }),
+            (error: unknown) => ({ error }),
+          ),
+        { timeoutMs, intervalMs: 250, description: `a row from: ${query}` },
+      );
+      if ('error' in outcome) throw outcome.error;
+      const { value } = outcome;
+      console.log(value instanceof Date ? value.toISOString() : String(value));
+      return;
+    }
     case 'duplicates': {
-      const messages = await readWholeTopic(stack.kafkaBrokers, args[0] ?? 'order.events');
+      const [topic = 'order.events', only] = args;
+      const messages = await readWholeTopic(stack.kafkaBrokers, topic);
       const offsets = new Map<string, string[]>();
       for (const message of messages) {
         const seen = offsets.get(message.eventId) ?? [];
         seen.push(`${message.partition}/${message.offset}`);
         offsets.set(message.eventId, seen);
       }
+      console.log(`${messages.length} messages, ${offsets.size} distinct events on ${topic}`);
+      if (only !== undefined) {
+        // The learner's own event: earlier exercises may have left other duplicates behind.
+        const at = offsets.get(only) ?? [];
+        console.log(
+          `event ${only} delivered ${at.length}x` +
+            (at.length > 0 ? ` (partition/offset ${at.join(', ')})` : ''),
+        );
+        return;
+      }
       const repeated = [...offsets].filter(([, at]) => at.length > 1);
-      console.log(`${messages.length} messages, ${offsets.size} distinct events`);
       for (const [eventId, at] of repeated)
         console.log(
           `  event ${eventId} delivered ${at.length}x (partition/offset ${at.join(', ')})`,
         );
       console.log(`${repeated.length} duplicated event(s)`);
+      return;
+    }
+    case 'outbox': {
+      const [database = '', ...command] = args;
+      if (database !== 'orders' && database !== 'payments')
+        throw new Error(
+          `wk outbox needs the database first: orders or payments, not "${database}"`,
+        );
+      // The same program an operator runs (`outbox …`), pointed at this stack.
+      const cli = `${findRepoRoot()}/packages/outbox/src/cli/outbox.ts`;
+      const run = spawnSync(process.execPath, [cli, ...command], {
+        stdio: 'inherit',
+        env: {
+          ...process.env,
+          DATABASE_URL: stack.postgresUrl(database),
+          KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+        },
+      });
+      process.exitCode = run.status ?? 1;
+      return;
+    }
+    case 'produce': {
+      const [topic = '', key = '', value = ''] = args;
+      const producer = new Kafka({
+        clientId: 'wk',
+        brokers: stack.kafkaBrokers,
+        logLevel: logLevel.NOTHING,
+      }).producer();
+      await producer.connect();
+      try {
+        const [sent] = await producer.send({ topic, messages: [{ key, value }] });
+        console.log(`sent to ${topic} partition ${sent?.partition} offset ${sent?.baseOffset}`);
+      } finally {
+        await producer.disconnect();
+      }
       return;
     }
     case 'naive-after-commit': {

@@ -2,9 +2,11 @@
 /**
  * `pnpm demo`: against a running system (`pnpm dev` in another shell), creates a handful of
  * orders (three paid, one declined, one cancelled after payment) and prints each order's
- * journey to its final status.
+ * journey to its final status. `STACK_NAME` picks another running stack's services (the docs
+ * test's); `ORDER_API_URL` / `PAYMENT_API_URL` name them directly.
  */
 import { randomUUID } from 'node:crypto';
+import { Stack } from '@outbox-inbox/infra';
 import {
   isSettled,
   watchOrder,
@@ -12,8 +14,16 @@ import {
   type OrderSnapshot,
 } from './demo/order-journey.ts';
 
-const orderApi = process.env['ORDER_API_URL'] ?? 'http://127.0.0.1:3001';
-const paymentApi = process.env['PAYMENT_API_URL'] ?? 'http://127.0.0.1:3002';
+/** A role's URL in the stack named by STACK_NAME, when one is named (the docs test's stack). */
+function stackUrl(component: string): string | undefined {
+  const name = process.env['STACK_NAME'];
+  if (name === undefined) return undefined;
+  return Stack.openIfExists(name)?.state.components[component]?.endpoints['url'];
+}
+
+const orderApi = process.env['ORDER_API_URL'] ?? stackUrl('order-api') ?? 'http://127.0.0.1:3001';
+const paymentApi =
+  process.env['PAYMENT_API_URL'] ?? stackUrl('payment-api') ?? 'http://127.0.0.1:3002';
 const timeoutMs = 60_000;
 
 interface Scenario {
