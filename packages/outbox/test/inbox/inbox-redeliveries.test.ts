@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { KafkaMessage } from 'kafkajs';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ReceivedEvent } from '../../src/kafka/received-event.ts';
 import { storeInboxBatch, type AcceptedMessage } from '../../src/inbox/store-inbox-batch.ts';
-import { count, createTestDb, type TestDb } from '../support/harness.ts';
+import { count, useTestDb } from '../support/harness.ts';
 
-let testDb: TestDb;
-beforeAll(async () => {
-  testDb = await createTestDb('inbox_redeliveries');
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+const testDb = useTestDb('inbox_redeliveries');
 
 let offset = 0;
 /** One parsed message of partition 0, as the writer hands it to storeInboxBatch. */
