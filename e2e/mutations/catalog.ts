@@ -67,4 +67,11 @@ export const mutations: readonly Mutation[] = Object.freeze([
     patch: 'docs/workshop/break-idempotency.patch',
     mustFailIn: ['e2e/test/2-relay-killed.test.ts'],
   },
+  {
+    name: 'retention-takes-unfinished',
+    breaks:
+      'retention deletes unpublished outbox rows and unprocessed inbox rows older than the window',
+    patch: 'e2e/mutations/retention-takes-unfinished.patch',
+    mustFailIn: ['e2e/test/15-retention-under-faults.test.ts'],
+  },
 ]);
