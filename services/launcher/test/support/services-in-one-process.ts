@@ -3,27 +3,27 @@ import { Stack } from '@outbox-inbox/infra';
 // Declares the `stackName` the global setup provides.
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
 import {
-  migrateDatabase as migrateOrders,
   orderRoles,
+  orderService,
   parseConfig as parseOrderConfig,
   startOrderService,
   type OrderDatabase,
   type RunningOrderService,
 } from '@outbox-inbox/order-service';
 import {
-  migrateDatabase as migratePayments,
   parseConfig as parsePaymentConfig,
   paymentRoles,
+  paymentService,
   startPaymentService,
   type PaymentDatabase,
   type RunningPaymentService,
 } from '@outbox-inbox/payment-service';
 import { createDatabase } from '@outbox-inbox/service-kit';
-import { topics } from '@outbox-inbox/contracts';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Kysely } from 'kysely';
 import { pino, type Logger } from 'pino';
 import { inject } from 'vitest';
+import { migrateService } from '../../src/system/migrate-service.ts';
 
 export interface InProcessSystem {
   readonly stack: Stack;
@@ -49,25 +49,15 @@ export async function startServicesInOneProcess(
   const orderUrl = await stack.createDatabase(`flow_orders_${suffix}`);
   const paymentUrl = await stack.createDatabase(`flow_payments_${suffix}`);
   const logger = options.logger ?? pino({ level: process.env['FLOW_LOG_LEVEL'] ?? 'error' });
-  await migrateOrders({ url: orderUrl, logger });
-  await migratePayments({ url: paymentUrl, logger });
-
+  // Migrated as a deployment is, topics included: each service's topics exist as its
+  // contract declares them (six partitions), whichever test file created them first.
+  await migrateService(orderService, orderUrl, stack.kafkaBrokers);
+  await migrateService(paymentService, paymentUrl, stack.kafkaBrokers);
   const kafka = new Kafka({
     clientId: 'flow-test',
     brokers: stack.kafkaBrokers,
     logLevel: logLevel.NOTHING,
   });
-  const admin = kafka.admin();
-  await admin.connect();
-  // Three partitions: per-key order must hold across several, not just trivially on one.
-  await admin.createTopics({
-    topics: [topics.orderEvents, topics.paymentEvents].map((topic) => ({
-      topic,
-      numPartitions: 3,
-    })),
-    waitForLeaders: true,
-  });
-  await admin.disconnect();
 
   const paymentAmountLimit = 100_000;
   const common = {
