@@ -1,0 +1,107 @@
+import net from 'node:net';
+import { expect, it } from 'vitest';
+import { pollUntil } from '@outbox-inbox/infra';
+import { Kafka, logLevel, type ISocketFactory } from 'kafkajs';
+import { enqueueMany, startRelay, type OutboxEventInput } from '../../src/index.ts';
+import {
+  count,
+  createKafka,
+  createTopic,
+  recordingLogger,
+  stack,
+  useTestDb,
+} from '../support/harness.ts';
+
+const testDb = useTestDb('relay_unanswered');
+
+const events = (topic: string, from: number, n: number): OutboxEventInput[] =>
+  Array.from({ length: n }, (_, i) => ({
+    eventType: 'Step',
+    aggregateType: 'order',
+    aggregateId: `o${(from + i) % 5}`,
+    topic,
+    partitionKey: `o${(from + i) % 5}`,
+    payload: { n: from + i },
+  }));
+
+/**
+ * Connections to the real broker whose outgoing bytes can be swallowed: while `silent`, every
+ * request the client writes is dropped, so the broker never sees it and nothing answers. Unlike
+ * a killed broker, which may have appended a batch before it died, nothing sent in that time
+ * ever reaches Kafka, not even later: the bytes are gone.
+ */
+function silenceableSockets(): { socketFactory: ISocketFactory; silence(on: boolean): void } {
+  let silent = false;
+  const socketFactory: ISocketFactory = ({ host, port, onConnect }) => {
+    const socket = net.connect({ host, port }, onConnect);
+    const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+    socket.write = ((...args: unknown[]) =>
+      silent ? true : write(...args)) as typeof socket.write;
+    return socket;
+  };
+  return { socketFactory, silence: (on) => (silent = on) };
+}
+
+it('marks nothing published while Kafka answers nothing, and publishes every row once it answers again', async () => {
+  const admin = createKafka();
+  const topic = await createTopic(admin, 'relay-unanswered', 1);
+  const sockets = silenceableSockets();
+  const kafka = new Kafka({
+    clientId: 'relay-unanswered',
+    brokers: stack().kafkaBrokers,
+    logLevel: logLevel.NOTHING,
+    socketFactory: sockets.socketFactory,
+    connectionTimeout: 1000,
+    requestTimeout: 2000,
+    retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 500 },
+  });
+  const logger = recordingLogger();
+  const relay = await startRelay({
+    db: testDb.db,
+    kafka,
+    logger,
+    options: {
+      pollIntervalMs: 50,
+      sendTimeoutMs: 1500,
+      backoff: { initialMs: 100, maxMs: 500, multiplier: 2 },
+    },
+  });
+  try {
+    await testDb.db.transaction().execute((trx) => enqueueMany(trx, events(topic, 0, 20)));
+    await pollUntil(
+      async () => (await count(testDb.db, 'outbox_event WHERE published_at IS NULL')) === 0,
+      {
+        timeoutMs: 30_000,
+        description: 'the first rows to be published',
+      },
+    );
+
+    const linesBefore = logger.lines.length;
+    sockets.silence(true);
+    // Written while Kafka answers nothing: the relay claims them with its connected producer.
+    await testDb.db.transaction().execute((trx) => enqueueMany(trx, events(topic, 20, 20)));
+    await pollUntil(
+      () =>
+        logger.lines
+          .slice(linesBefore)
+          .some((l) => l.level === 'warn' && l.msg.includes('failing')),
+      {
+        timeoutMs: 30_000,
+        description: 'a send that nobody answered to fail',
+      },
+    );
+    // No acknowledgement came, so no row may be marked published.
+    expect(await count(testDb.db, 'outbox_event WHERE published_at IS NULL')).toBe(20);
+
+    sockets.silence(false);
+    await pollUntil(
+      async () => (await count(testDb.db, 'outbox_event WHERE published_at IS NULL')) === 0,
+      {
+        timeoutMs: 60_000,
+        description: 'the rows to be published once Kafka answers again',
+      },
+    );
+  } finally {
+    await relay.stop();
+  }
+});
