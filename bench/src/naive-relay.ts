@@ -10,7 +10,7 @@
 // at once while batches come back full, so the figure is its per-row cost, not its schedule.
 import type { Kafka, Message } from 'kafkajs';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { createRelayProducer, EVENT_HEADERS, type OutboxTables } from '@outbox-inbox/outbox';
+import { createRelayProducer, toKafkaMessage, type OutboxTables } from '@outbox-inbox/outbox';
 import { sleep } from './stats.ts';
 
 const GUIDE_BATCH = 100;
@@ -39,17 +39,7 @@ interface GuideRow {
  * comparison is of the relay's work, not of what it sends.
  */
 function guideMessage(row: GuideRow): Message {
-  return {
-    key: row.partition_key,
-    value: JSON.stringify(row.payload),
-    headers: {
-      [EVENT_HEADERS.eventId]: row.event_id,
-      [EVENT_HEADERS.eventType]: row.event_type,
-      [EVENT_HEADERS.aggregateType]: row.aggregate_type,
-      [EVENT_HEADERS.aggregateId]: row.aggregate_id,
-      [EVENT_HEADERS.occurredAt]: row.created_at.toISOString(),
-    },
-  };
+  return toKafkaMessage({ ...row, payload: JSON.stringify(row.payload), headers: {} });
 }
 
 /** The guide's claim: 100 unpublished rows, locked, skipping rows other instances hold. */

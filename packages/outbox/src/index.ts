@@ -34,6 +34,8 @@ export type { RelayDeps } from './relay/start-relay.ts';
 export type { RelayOptions, RelayHooks, RelayBatchEvent } from './relay/relay-options.ts';
 export { DEFAULT_RELAY_OPTIONS } from './relay/relay-options.ts';
 export { createRelayProducer } from './relay/relay-producer.ts';
+export { toKafkaMessage } from './relay/kafka-message.ts';
+export type { EventMessageFields } from './relay/kafka-message.ts';
 
 // Receiving
 export { EVENT_HEADERS } from './kafka/event-headers.ts';

@@ -2,12 +2,13 @@ import type { Kafka, Message } from 'kafkajs';
 import { sql, type Kysely } from 'kysely';
 import { Registry } from 'prom-client';
 import {
-  EVENT_HEADERS,
   createOutboxMetrics,
   createRelayProducer,
   migrateOutbox,
   silentLogger,
   startRelay,
+  toKafkaMessage,
+  type EventMessageFields,
   type OutboxTables,
   type Worker,
 } from '@outbox-inbox/outbox';
@@ -35,26 +36,10 @@ export interface DrainBench {
 }
 
 /** The relay's message for an outbox row: its key, payload and event headers. */
-function asRelayMessage(row: {
-  partition_key: string;
-  payload: unknown;
-  event_id: string;
-  event_type: string;
-  aggregate_type: string;
-  aggregate_id: string;
-  created_at: Date;
-}): Message {
-  return {
-    key: row.partition_key,
-    value: JSON.stringify(row.payload),
-    headers: {
-      [EVENT_HEADERS.eventId]: row.event_id,
-      [EVENT_HEADERS.eventType]: row.event_type,
-      [EVENT_HEADERS.aggregateType]: row.aggregate_type,
-      [EVENT_HEADERS.aggregateId]: row.aggregate_id,
-      [EVENT_HEADERS.occurredAt]: row.created_at.toISOString(),
-    },
-  };
+function asRelayMessage(
+  row: Omit<EventMessageFields, 'payload' | 'headers'> & { payload: unknown },
+) {
+  return toKafkaMessage({ ...row, payload: JSON.stringify(row.payload), headers: {} });
 }
 
 /** How the drain's topics are replicated: the broker's default (one broker), or a cluster's. */
