@@ -66,3 +66,10 @@ export function metricSamples(
 export function metricTotal(text: string, name: string): number {
   return metricSamples(text, name).reduce((sum, sample) => sum + sample.value, 0);
 }
+
+/** Runs a retention role completed, from its `/metrics` text. */
+export function completedRetentionRuns(text: string): number {
+  return metricSamples(text, 'outbox_retention_runs_total')
+    .filter((sample) => sample.labels['outcome'] === 'completed')
+    .reduce((sum, sample) => sum + sample.value, 0);
+}

@@ -1,7 +1,7 @@
 import { pollUntil } from '@outbox-inbox/infra';
 import { expect, it } from 'vitest';
 import { expectInvariantsHeld } from '../src/invariants/expect-held.ts';
-import { metricSamples, scrapeMetrics } from '../src/role-probes.ts';
+import { completedRetentionRuns, scrapeMetrics } from '../src/role-probes.ts';
 import { runScenario, traffic, type FaultContext } from '../src/scenario.ts';
 import type { System } from '../src/system.ts';
 
@@ -19,9 +19,7 @@ async function retentionRunsSoFar(system: System, service: string): Promise<numb
   if (role === undefined) throw new Error(`no retention role in ${service}`);
   const text = await scrapeMetrics(role);
   if (text === undefined) return -1;
-  return metricSamples(text, 'outbox_retention_runs_total')
-    .filter((sample) => sample.labels['outcome'] === 'completed')
-    .reduce((sum, sample) => sum + sample.value, 0);
+  return completedRetentionRuns(text);
 }
 
 /**

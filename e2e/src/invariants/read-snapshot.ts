@@ -1,7 +1,7 @@
 import type { LoadResult } from '../load-generator.ts';
 import { topics } from '@outbox-inbox/contracts';
 import type { System } from '../system.ts';
-import { metricSamples, scrapeMetrics } from '../role-probes.ts';
+import { completedRetentionRuns, metricSamples, scrapeMetrics } from '../role-probes.ts';
 import { readWholeTopic } from '../topic-reader.ts';
 import type { OutboxEntry, ParkedEntry, RetentionRuns, SystemSnapshot } from './snapshot.ts';
 
@@ -79,9 +79,7 @@ async function retentionRuns(system: System): Promise<RetentionRuns[]> {
       const text = await scrapeMetrics(role, 5000);
       if (text === undefined)
         return { service: role.service.name, completed: undefined, deleted: {} };
-      const completed = metricSamples(text, 'outbox_retention_runs_total')
-        .filter((sample) => sample.labels['outcome'] === 'completed')
-        .reduce((sum, sample) => sum + sample.value, 0);
+      const completed = completedRetentionRuns(text);
       const deleted: Record<string, number> = {};
       for (const { labels, value } of metricSamples(text, 'outbox_retention_deleted_rows_total')) {
         const table = labels['table'] ?? '';
