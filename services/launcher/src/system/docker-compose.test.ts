@@ -1,18 +1,18 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { API_ROLE, ROLE_NODE_FLAGS, type ServiceDescriptor } from '@outbox-inbox/service-kit';
+import { API_ROLE, ROLE_NODE_FLAGS } from '@outbox-inbox/service-kit';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { componentName } from './role-processes.ts';
 import { services } from './services.ts';
 
 // No Docker engine runs where this suite runs: these checks read the compose file and the
-// Dockerfiles and hold them to the service descriptors, which is what drifts.
+// Dockerfile and hold them to the service descriptors, which is what drifts.
 
 interface ComposeService {
   readonly profiles?: string[];
   readonly image?: string;
-  readonly build?: { context: string; dockerfile: string };
+  readonly build?: { context: string; dockerfile: string; args?: Record<string, string> };
   readonly command?: string[];
   readonly environment?: Record<string, string>;
   readonly ports?: string[];
@@ -70,30 +70,57 @@ function copiedTo(copy: string, file: string): string | undefined {
   return undefined;
 }
 
-/** The Dockerfile's instructions, continuation lines joined, comments left out. */
-function instructions(service: ServiceDescriptor): { keyword: string; rest: string }[] {
-  const text = readFileSync(path.join(service.directory, 'Dockerfile'), 'utf8');
+/** The one Dockerfile both services' images are built from, with SERVICE naming the folder. */
+const dockerfile = 'services/Dockerfile';
+
+interface Instruction {
+  readonly keyword: string;
+  /** The arguments with build arguments (`${NAME}`, `$NAME`) replaced by their values. */
+  readonly rest: string;
+  /** The build arguments the instruction refers to. */
+  readonly refersTo: string[];
+}
+
+/** The Dockerfile's instructions as a build with these arguments sees them; no comments. */
+function instructions(buildArgs: Record<string, string>): Instruction[] {
+  const text = readFileSync(path.join(root, dockerfile), 'utf8');
+  const reference = /\$\{(\w+)\}|\$(\w+)/g;
   return text
     .replaceAll(/\\\n/g, ' ')
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'))
     .map((line) => {
-      const [keyword = '', ...rest] = line.split(/\s+/);
-      return { keyword: keyword.toUpperCase(), rest: rest.join(' ') };
+      const [keyword = '', ...words] = line.split(/\s+/);
+      const raw = words.join(' ');
+      const refersTo = [...raw.matchAll(reference)]
+        .map((match) => match[1] ?? match[2] ?? '')
+        .filter((name) => name in buildArgs);
+      const rest = raw.replaceAll(reference, (match, braced?: string, bare?: string) => {
+        const name = braced ?? bare ?? '';
+        return buildArgs[name] ?? match;
+      });
+      return { keyword: keyword.toUpperCase(), rest, refersTo };
     });
+}
+
+/** The instructions split into build stages, each starting at its FROM. */
+function stages(lines: Instruction[]): Instruction[][] {
+  const starts = lines.flatMap((line, i) => (line.keyword === 'FROM' ? [i] : []));
+  return starts.map((start, n) => lines.slice(start, starts[n + 1]));
 }
 
 describe.each(services.map((service) => [service.name, service] as const))('%s', (_, service) => {
   const image = `outbox-inbox/${service.name}`;
   const database = `postgres://postgres@postgres:5432/${service.database}`;
   const migrate = composeService(`${service.componentPrefix}-migrate`);
+  const buildArgs = migrate.build?.args ?? {};
 
   it('has a migrate container that builds the image and runs the migrate program', () => {
     expect(migrate).toMatchObject({
       profiles: ['app'],
       image,
-      build: { context: '..', dockerfile: `services/${service.name}/Dockerfile` },
+      build: { context: '..', dockerfile, args: { SERVICE: service.name } },
       command: [service.programs.migrate],
       environment: { DATABASE_URL: database, KAFKA_BROKERS: 'kafka:29092' },
     });
@@ -143,12 +170,14 @@ describe.each(services.map((service) => [service.name, service] as const))('%s',
     expect(ofImage).toEqual(expected);
   });
 
-  it('has a Dockerfile: multi-stage, node 24, production dependencies only, non-root, health checked', () => {
-    const lines = instructions(service);
+  it('builds from the shared Dockerfile: multi-stage, node 24, production dependencies only, non-root, health checked', () => {
+    // SERVICE names the service's folder; the image installs and runs that folder.
+    expect(path.relative(root, service.directory)).toBe(`services/${service.name}`);
+    const lines = instructions(buildArgs);
     const from = lines.filter((line) => line.keyword === 'FROM');
     expect(from.length).toBeGreaterThanOrEqual(2);
     for (const stage of from) expect(stage.rest).toMatch(/^node:24(-|\s|$)/);
-    const final = lines.slice(lines.findLastIndex((line) => line.keyword === 'FROM'));
+    const final = stages(lines).at(-1) ?? [];
     const install = lines.find((line) => line.rest.startsWith('pnpm install'));
     expect(install?.rest).toMatch(/--prod\b/);
     expect(install?.rest).toContain(`--filter "@outbox-inbox/${service.name}..."`);
@@ -166,13 +195,24 @@ describe.each(services.map((service) => [service.name, service] as const))('%s',
     expect(JSON.parse(final.find((line) => line.keyword === 'CMD')?.rest ?? '[]')).toEqual([
       service.programs.main,
     ]);
-    const exposed = final.find((line) => line.keyword === 'EXPOSE')?.rest.split(' ') ?? [];
-    expect(exposed.map(Number).sort()).toEqual(Object.values<number>(service.ports).sort());
+  });
+
+  it('declares each build argument in every stage that uses it (an ARG ends with its stage)', () => {
+    for (const stage of stages(instructions(buildArgs))) {
+      const used = new Set(stage.flatMap((line) => line.refersTo));
+      const declared = stage
+        .filter((line) => line.keyword === 'ARG')
+        .map((l) => l.rest.split('=')[0]);
+      expect(
+        [...used].filter((name) => !declared.includes(name)),
+        stage[0]?.rest,
+      ).toEqual([]);
+    }
   });
 
   it('copies every patch pnpm-workspace.yaml names into the workspace before `pnpm fetch`', () => {
     expect(patchFiles).not.toEqual([]);
-    const lines = instructions(service);
+    const lines = instructions(buildArgs);
     const fetch = lines.findIndex((line) => /^pnpm fetch\b/.test(line.rest));
     expect(fetch).toBeGreaterThan(0);
     const before = lines.slice(
