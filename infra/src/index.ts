@@ -7,6 +7,7 @@ export type { PartitionLeader } from './kafka-cluster/partition-leaders.ts';
 export type { ProviderName } from './choose-provider.ts';
 export { InfraError } from './errors.ts';
 export { findJava, resolveKafkaClasspath } from './components/kafka.ts';
+export { postgresServerSettings, postgresSettingArgs } from './components/postgres.ts';
 export type { InfraErrorCode } from './errors.ts';
 export { pollUntil } from './poll.ts';
 export { untilStopSignal } from './stop-signal.ts';

@@ -6,6 +6,21 @@ import path from 'node:path';
 import { InfraError } from '../errors.ts';
 import type { PostgresRecord } from '../component-record.ts';
 
+/** The server settings of every PostgreSQL a stack runs, on this machine or in a container. */
+export const postgresServerSettings: Readonly<Record<string, string>> = Object.freeze({
+  max_connections: '300',
+  // Tests kill processes, not the machine: the kernel keeps written pages, so fsync buys
+  // nothing here and costs a lot. synchronous_commit stays on: a commit is in the WAL.
+  fsync: 'off',
+  full_page_writes: 'off',
+  shared_buffers: '256MB',
+});
+
+/** Settings as `postgres` arguments: `-c name=value` each. */
+export function postgresSettingArgs(settings: Readonly<Record<string, string>>): string[] {
+  return Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+}
+
 /** PG_BINDIR, else `pg_config --bindir`, else the newest /usr/lib/postgresql/<v>/bin. */
 export function findPostgresBinaries(env: NodeJS.ProcessEnv = process.env): string {
   const candidates: string[] = [];
@@ -98,20 +113,11 @@ export function definePostgres(options: {
         String(port),
         '-k',
         dir,
-        '-c',
-        'listen_addresses=127.0.0.1',
-        '-c',
-        'max_connections=300',
-        // Tests kill processes, not the machine: the kernel keeps written pages, so fsync buys
-        // nothing here and costs a lot. synchronous_commit stays on: a commit is in the WAL.
-        '-c',
-        'fsync=off',
-        '-c',
-        'full_page_writes=off',
-        '-c',
-        'shared_buffers=256MB',
-        '-c',
-        'log_min_messages=warning',
+        ...postgresSettingArgs({
+          ...postgresServerSettings,
+          listen_addresses: '127.0.0.1',
+          log_min_messages: 'warning',
+        }),
       ],
       cwd: dir,
       env: { LC_ALL: 'C.UTF-8' },

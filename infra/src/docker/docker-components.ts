@@ -1,5 +1,6 @@
 import type { ContainerRecord } from '../component-record.ts';
 import { brokerSession, type KafkaVoter } from '../components/kafka.ts';
+import { postgresServerSettings, postgresSettingArgs } from '../components/postgres.ts';
 
 export const dockerImages = Object.freeze({
   postgres: 'postgres:15',
@@ -37,17 +38,7 @@ export function defineDockerPostgres(options: {
       name: containerName(stack, 'postgres'),
       env: { POSTGRES_HOST_AUTH_METHOD: 'trust', LC_ALL: 'C.UTF-8' },
       // The same settings as the local provider: see components/postgres.ts for why.
-      command: [
-        'postgres',
-        '-c',
-        'max_connections=300',
-        '-c',
-        'fsync=off',
-        '-c',
-        'full_page_writes=off',
-        '-c',
-        'shared_buffers=256MB',
-      ],
+      command: ['postgres', ...postgresSettingArgs(postgresServerSettings)],
       ports: [{ container: 5432, host: port }],
       labels: { [stackLabel]: stack },
     },

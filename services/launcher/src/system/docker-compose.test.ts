@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { postgresServerSettings, postgresSettingArgs } from '@outbox-inbox/infra';
 import { API_ROLE, ROLE_NODE_FLAGS } from '@outbox-inbox/service-kit';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -227,5 +228,17 @@ describe.each(services.map((service) => [service.name, service] as const))('%s',
       const landed = copies.map((line) => copiedTo(line.rest, patch)).filter((to) => to);
       expect(landed, `${patch} copied before pnpm fetch`).toContain(patch);
     }
+  });
+});
+
+describe.each(['infra/docker-compose.yml', 'infra/docker-compose.cluster.yml'])('%s', (file) => {
+  it('runs PostgreSQL with the settings the local provider uses', () => {
+    const { services: containers } = parse(readFileSync(path.join(root, file), 'utf8')) as {
+      services: Record<string, ComposeService>;
+    };
+    expect(containers['postgres']?.command).toEqual([
+      'postgres',
+      ...postgresSettingArgs(postgresServerSettings),
+    ]);
   });
 });
