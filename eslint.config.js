@@ -3,6 +3,14 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+/** The Kafka clients for Node that the R-DIST-OBX-X1 guard below keeps out of handlers. */
+export const kafkaClientModules = [
+  'kafkajs',
+  '@platformatic/kafka',
+  '@confluentinc/kafka-javascript',
+  'node-rdkafka',
+];
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.stack/**', '.tools/**', '**/report/**'] },
   js.configs.recommended,
@@ -32,12 +40,18 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: [
+          // Every Kafka client for Node, so that a fork that changes clients keeps the guard.
+          paths: kafkaClientModules.map((name) => ({
+            name,
+            allowTypeImports: true,
+            message: `R-DIST-OBX-X1: only relay/ and infrastructure/ modules use ${name}; write the event to the outbox with enqueue(trx, ...) instead.`,
+          })),
+          patterns: [
             {
-              name: 'kafkajs',
+              group: kafkaClientModules.map((name) => `${name}/*`),
               allowTypeImports: true,
               message:
-                'R-DIST-OBX-X1: only relay/ and infrastructure/ modules use kafkajs; write the event to the outbox with enqueue(trx, ...) instead.',
+                'R-DIST-OBX-X1: only relay/ and infrastructure/ modules use a Kafka client; write the event to the outbox with enqueue(trx, ...) instead.',
             },
           ],
         },
@@ -45,19 +59,27 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
+          // kafkajs and its confluent look-alike: kafka.producer()
           selector: "CallExpression[callee.property.name='producer']",
           message:
             'R-DIST-OBX-X1: Kafka producers are created only in relay/ and infrastructure/ modules; enqueue the event in the transaction instead.',
         },
         {
+          // @platformatic/kafka: new Producer(...); node-rdkafka: new Kafka.Producer(...)
           selector:
-            'CallExpression[callee.property.name=/^(send|sendBatch)$/][callee.object.name=/producer/i]',
+            'NewExpression[callee.name=/Producer$/], NewExpression[callee.property.name=/Producer$/]',
+          message:
+            'R-DIST-OBX-X1: Kafka producers are created only in relay/ and infrastructure/ modules; enqueue the event in the transaction instead.',
+        },
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(send|sendBatch|produce)$/][callee.object.name=/producer/i]',
           message:
             'R-DIST-OBX-X1/X2: no Kafka send from a handler, a transaction or an after-commit hook; enqueue(trx, event) and let the relay publish.',
         },
         {
           selector:
-            'CallExpression[callee.property.name=/^(send|sendBatch)$/][callee.object.property.name=/producer/i]',
+            'CallExpression[callee.property.name=/^(send|sendBatch|produce)$/][callee.object.property.name=/producer/i]',
           message:
             'R-DIST-OBX-X1/X2: no Kafka send from a handler, a transaction or an after-commit hook; enqueue(trx, event) and let the relay publish.',
         },
