@@ -42,6 +42,27 @@ async function unsettled(system: System, load: LoadResult): Promise<string[]> {
 }
 
 /**
+ * Why inbox rows may be holding orders back, for the message of a system that did not settle:
+ * rows given up on (dead) and rows being retried, with the handler's last error. Not a
+ * condition of settling: some scenarios leave dead rows on purpose.
+ */
+async function inboxTrouble(system: System): Promise<string[]> {
+  const [row] = await rows<{ dead: string; retrying: string; last_error: string | null }>(
+    system.paymentDb,
+    `SELECT count(*) FILTER (WHERE dead_at IS NOT NULL) AS dead,
+            count(*) FILTER (WHERE dead_at IS NULL AND attempts > 1) AS retrying,
+            (array_agg(last_error ORDER BY attempts DESC) FILTER (WHERE last_error IS NOT NULL))[1]
+              AS last_error
+       FROM inbox_event WHERE NOT processed`,
+  );
+  const dead = Number(row?.dead ?? 0);
+  const retrying = Number(row?.retrying ?? 0);
+  if (dead === 0 && retrying === 0) return [];
+  const error = row?.last_error ? `, last error: ${row.last_error}` : '';
+  return [`inbox: ${dead} rows dead, ${retrying} being retried${error}`];
+}
+
+/**
  * How long the system may take to settle after the last fault, unless a scenario says: room
  * for every client to reconnect after Kafka comes back (their backoff) and for the backlog to
  * drain, on two shared cores.
@@ -74,13 +95,15 @@ export async function waitUntilSettled(
       { timeoutMs, intervalMs: 250, description: 'the system to settle' },
     );
   } catch (error) {
-    throw new Error(`the system did not settle within ${timeoutMs / 1000} s: ${last.join('; ')}`, {
+    const why = [...last, ...(await inboxTrouble(system))].join('; ');
+    throw new Error(`the system did not settle within ${timeoutMs / 1000} s: ${why}`, {
       cause: error,
     });
   }
   if (outcome === 'overdue') {
+    const why = [...last, ...(await inboxTrouble(system))].join('; ');
     throw new Error(
-      `the system did not settle within ${boundMs / 1000} s of the last fault: ${last.join('; ')}`,
+      `the system did not settle within ${boundMs / 1000} s of the last fault: ${why}`,
     );
   }
   return (Date.now() - started) / 1000;
