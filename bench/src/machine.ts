@@ -19,13 +19,19 @@ export interface Machine {
 export async function describeMachine(stack: Stack, db: Kysely<unknown>): Promise<Machine> {
   const cpus = os.cpus();
   const version = await sql<{ v: string }>`SELECT version() AS v`.execute(db);
+  // The numbers mean little unless the server is as crash safe as a production one.
+  const durability = await sql<{ fsync: string; full_page_writes: string }>`
+    SELECT current_setting('fsync') AS fsync,
+           current_setting('full_page_writes') AS full_page_writes`.execute(db);
   return {
     date: new Date().toISOString(),
     cpus: `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown'}`,
     memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
-    postgres: (version.rows[0]?.v ?? 'unknown').split(',')[0] ?? 'unknown',
+    postgres: `${(version.rows[0]?.v ?? 'unknown').split(',')[0] ?? 'unknown'}; fsync ${
+      durability.rows[0]?.fsync ?? '?'
+    }, full_page_writes ${durability.rows[0]?.full_page_writes ?? '?'}`,
     kafka: kafkaVersion(stack),
     load: os
       .loadavg()

@@ -71,7 +71,8 @@ async function runScenarios(ctx: BenchContext): Promise<Section[]> {
 }
 
 process.env['KAFKAJS_NO_PARTITIONER_WARNING'] = '1';
-const stack = await Stack.up({ name: `bench-${process.pid}`, kafkaHeapMb: 1024 });
+// A durable PostgreSQL: the services' numbers with the crash safety they ship with.
+const stack = await Stack.up({ name: `bench-${process.pid}`, kafkaHeapMb: 1024, durable: true });
 // Ctrl-C still brings the servers and role processes down.
 const interrupted = () => void stack.down().finally(() => process.exit(130));
 process.once('SIGINT', interrupted);

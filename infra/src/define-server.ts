@@ -57,6 +57,7 @@ export async function defineServer(
             stack: name,
             host: await dockerHost(),
             port: ports.postgres ?? (await findFreePort()),
+            durable: options.durable ?? false,
           }),
         ]
       : [
@@ -64,6 +65,7 @@ export async function defineServer(
             dir: path.join(dir, 'postgres'),
             port: ports.postgres ?? (await findFreePort()),
             binDir: findPostgresBinaries(env),
+            durable: options.durable ?? false,
           }),
         ];
   }

@@ -19,5 +19,10 @@ export interface UpOptions {
    * STACK_KAFKA_BROKERS, else one (`kafka`). A stack that exists keeps its nodes.
    */
   readonly kafkaBrokers?: number;
+  /**
+   * PostgreSQL with `fsync` and `full_page_writes` on, as a production server runs: for
+   * benchmarks. Off by default, for tests (see postgresServerSettings).
+   */
+  readonly durable?: boolean;
   readonly env?: NodeJS.ProcessEnv;
 }

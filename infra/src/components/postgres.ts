@@ -16,6 +16,17 @@ export const postgresServerSettings: Readonly<Record<string, string>> = Object.f
   shared_buffers: '256MB',
 });
 
+/** What a `durable` stack puts back: a production server's crash safety, for benchmarks. */
+export const durablePostgresSettings: Readonly<Record<string, string>> = Object.freeze({
+  fsync: 'on',
+  full_page_writes: 'on',
+});
+
+/** The server settings of a stack's PostgreSQL, durable or as tests run it. */
+export function postgresSettings(durable: boolean): Readonly<Record<string, string>> {
+  return { ...postgresServerSettings, ...(durable ? durablePostgresSettings : {}) };
+}
+
 /** Settings as `postgres` arguments: `-c name=value` each. */
 export function postgresSettingArgs(settings: Readonly<Record<string, string>>): string[] {
   return Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
@@ -79,6 +90,7 @@ export function definePostgres(options: {
   dir: string;
   port: number;
   binDir: string;
+  durable?: boolean;
 }): PostgresRecord {
   const { port, binDir } = options;
   const runAs = postgresRunAs();
@@ -114,7 +126,7 @@ export function definePostgres(options: {
         '-k',
         dir,
         ...postgresSettingArgs({
-          ...postgresServerSettings,
+          ...postgresSettings(options.durable ?? false),
           listen_addresses: '127.0.0.1',
           log_min_messages: 'warning',
         }),

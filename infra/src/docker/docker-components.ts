@@ -1,6 +1,6 @@
 import type { ContainerRecord } from '../component-record.ts';
 import { brokerSession, type KafkaVoter } from '../components/kafka.ts';
-import { postgresServerSettings, postgresSettingArgs } from '../components/postgres.ts';
+import { postgresSettingArgs, postgresSettings } from '../components/postgres.ts';
 
 export const dockerImages = Object.freeze({
   postgres: 'postgres:15',
@@ -27,6 +27,7 @@ export function defineDockerPostgres(options: {
   stack: string;
   port: number;
   host: string;
+  durable?: boolean;
 }): ContainerRecord {
   const { stack, port } = options;
   const url = `postgres://postgres@${clientHost(options.host)}:${port}/postgres`;
@@ -38,7 +39,7 @@ export function defineDockerPostgres(options: {
       name: containerName(stack, 'postgres'),
       env: { POSTGRES_HOST_AUTH_METHOD: 'trust', LC_ALL: 'C.UTF-8' },
       // The same settings as the local provider: see components/postgres.ts for why.
-      command: ['postgres', ...postgresSettingArgs(postgresServerSettings)],
+      command: ['postgres', ...postgresSettingArgs(postgresSettings(options.durable ?? false))],
       ports: [{ container: 5432, host: port }],
       labels: { [stackLabel]: stack },
     },
