@@ -62,6 +62,11 @@ async function inboxTrouble(system: System): Promise<string[]> {
   return [`inbox: ${dead} rows dead, ${retrying} being retried${error}`];
 }
 
+/** What was still missing at the last poll, and what the inbox says about it. */
+async function why(system: System, missing: readonly string[]): Promise<string> {
+  return [...missing, ...(await inboxTrouble(system))].join('; ');
+}
+
 /**
  * How long the system may take to settle after the last fault, unless a scenario says: room
  * for every client to reconnect after Kafka comes back (their backoff) and for the backlog to
@@ -95,15 +100,14 @@ export async function waitUntilSettled(
       { timeoutMs, intervalMs: 250, description: 'the system to settle' },
     );
   } catch (error) {
-    const why = [...last, ...(await inboxTrouble(system))].join('; ');
-    throw new Error(`the system did not settle within ${timeoutMs / 1000} s: ${why}`, {
-      cause: error,
-    });
+    throw new Error(
+      `the system did not settle within ${timeoutMs / 1000} s: ${await why(system, last)}`,
+      { cause: error },
+    );
   }
   if (outcome === 'overdue') {
-    const why = [...last, ...(await inboxTrouble(system))].join('; ');
     throw new Error(
-      `the system did not settle within ${boundMs / 1000} s of the last fault: ${why}`,
+      `the system did not settle within ${boundMs / 1000} s of the last fault: ${await why(system, last)}`,
     );
   }
   return (Date.now() - started) / 1000;

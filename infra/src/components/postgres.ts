@@ -17,7 +17,7 @@ export const postgresServerSettings: Readonly<Record<string, string>> = Object.f
 });
 
 /** What a `durable` stack puts back: a production server's crash safety, for benchmarks. */
-export const durablePostgresSettings: Readonly<Record<string, string>> = Object.freeze({
+const durablePostgresSettings: Readonly<Record<string, string>> = Object.freeze({
   fsync: 'on',
   full_page_writes: 'on',
 });
