@@ -172,6 +172,10 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
     deps.db.transaction().execute(async (typedTrx) => {
       const trx = outboxTrx(typedTrx);
       // Locks the row for this attempt (still ours: the count matches) and bounds the session.
+      // It waits for the lock rather than skipping: a concurrent claim statement that read the
+      // row before our claim committed locks it for a moment while rechecking it (READ
+      // COMMITTED), and skipping then would drop a healthy attempt until its lease ended.
+      // Nothing holds the lock longer: a claim never takes a row that is locked.
       const locked = await sql<{ pid: number }>`
         SELECT pg_backend_pid() AS pid,
           set_config('statement_timeout', ${`${options.statementTimeoutMs}ms`}, true),
@@ -179,10 +183,22 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
         FROM inbox_event
         WHERE event_id = ${row.event_id} AND attempts = ${row.attempts}
           AND NOT processed AND dead_at IS NULL
-        FOR UPDATE SKIP LOCKED
+        FOR UPDATE
       `.execute(trx);
       const session = locked.rows[0];
-      if (session === undefined) return 'lost';
+      if (session === undefined) {
+        metrics?.inboxAttemptsLostTotal.inc();
+        logger.warn(
+          {
+            component: 'inbox-processor',
+            eventId: row.event_id,
+            eventType: row.event_type,
+            attempts: row.attempts,
+          },
+          'inbox row was claimed again or finished while this attempt ran past its lease; this attempt is dropped',
+        );
+        return 'lost';
+      }
       const guard = new AttemptGuard();
       try {
         await withTimeout(write(typedTrx.withPlugin(guard)), timeoutMs, async () => {

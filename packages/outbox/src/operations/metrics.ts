@@ -21,6 +21,7 @@ export interface OutboxMetrics {
   readonly inboxProcessedTotal: Counter;
   readonly inboxHandlerFailuresTotal: Counter;
   readonly inboxDeadTotal: Counter;
+  readonly inboxAttemptsLostTotal: Counter;
   readonly parkedTotal: Counter<'consumer'>;
   readonly dedupAppliedTotal: Counter<'consumer'>;
   readonly dedupDuplicatesTotal: Counter<'consumer'>;
@@ -116,6 +117,11 @@ export function createOutboxMetrics<DB extends OutboxTables>(
     inboxDeadTotal: new Counter({
       name: 'inbox_dead_total',
       help: 'Inbox rows marked dead after exhausting their attempts',
+      registers,
+    }),
+    inboxAttemptsLostTotal: new Counter({
+      name: 'inbox_attempts_lost_total',
+      help: 'Inbox attempts dropped because their row was claimed again after its lease ended (a handler or process slower than the handler timeout)',
       registers,
     }),
     parkedTotal: new Counter({
