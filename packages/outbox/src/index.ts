@@ -27,6 +27,7 @@ export type { OutboxEventInput } from './outbox/outbox-event-input.ts';
 export { uuidv7 } from './outbox/uuid-v7.ts';
 export { DEFAULT_MAX_EVENT_BYTES } from './outbox/kafka-limits.ts';
 export { OUTBOX_CHANNEL, INBOX_CHANNEL } from './outbox/channels.ts';
+export { CommitNotifier, createOutboxNotifier } from './outbox/commit-notifier.ts';
 
 // Relay
 export { startRelay } from './relay/start-relay.ts';

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.ts';
 import type { OutboxMetrics } from '../operations/metrics.ts';
 import type { ProgressReporter } from '../operations/stall-watch.ts';
 import { INBOX_CHANNEL } from '../outbox/channels.ts';
+import type { CommitNotifier } from '../outbox/commit-notifier.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { startEventSpan } from '../trace/spans.ts';
 import type { Worker } from '../worker.ts';
@@ -32,6 +33,11 @@ export interface InboxProcessorDeps<DB extends OutboxTables> {
   /** Dedicated connection for LISTEN (wake on the writer's NOTIFY); without it, poll only. */
   readonly listen?: pg.ClientConfig;
   readonly options?: Partial<InboxProcessorOptions>;
+  /**
+   * Wakes the relays after each row's commit, for handlers that enqueue with `notify: false`
+   * (see `createOutboxNotifier`); without it, such handlers' events wait for the relays' poll.
+   */
+  readonly relayNotifier?: CommitNotifier;
   /** Fault-injection moments of the e2e suite; none in a deployment. */
   readonly hooks?: InboxProcessorHooks;
 }
@@ -269,7 +275,10 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
         if (running) await stopping.wait(backoffDelay(options.backoff, state.failures));
         continue;
       }
-      if (outcome === 'processed') metrics?.inboxProcessedTotal.inc();
+      if (outcome === 'processed') {
+        deps.relayNotifier?.notify();
+        metrics?.inboxProcessedTotal.inc();
+      }
       if (outcome === 'dead') metrics?.inboxDeadTotal.inc();
       // A row done either way is progress; a failed attempt is not.
       if (outcome === 'processed' || outcome === 'dead') progress?.progressed();
@@ -290,6 +299,7 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
       for (let i = 0; i < options.concurrency; i++) work.wake();
       await done;
       await listener?.stop();
+      await deps.relayNotifier?.idle();
       logger.info({ component: 'inbox-processor' }, 'inbox processor stopped');
     },
   };

@@ -13,6 +13,7 @@ import { Abandoned, retryInPlace } from '../internal/retry-in-place.ts';
 import { StateLog } from '../internal/state-log.ts';
 import { outboxDb } from '../internal/views.ts';
 import type { Logger } from '../logger.ts';
+import { createInboxNotifier } from '../outbox/commit-notifier.ts';
 import type { OutboxMetrics } from '../operations/metrics.ts';
 import type { ProgressReporter } from '../operations/stall-watch.ts';
 import type { OutboxTables } from '../schema/tables.ts';
@@ -42,6 +43,7 @@ export async function startInboxWriter<DB extends OutboxTables>(
 ): Promise<Worker> {
   const db = outboxDb(deps.db);
   const { options, logger, metrics } = deps;
+  const processors = createInboxNotifier(db, logger);
   const backoff = Object.freeze({ ...DEFAULT_CONSUMER_BACKOFF, ...options.backoff });
   const state = new StateLog(logger, { component: 'inbox-writer', groupId: options.groupId });
 
@@ -113,6 +115,7 @@ export async function startInboxWriter<DB extends OutboxTables>(
     });
     if (stored === undefined) return;
     progress?.progressed();
+    if (stored.inserted > 0) processors.notify();
     // Counted as soon as the rows are durable: a crash before the offset commit must not lose
     // the count of repeats this batch already dropped.
     const { inserted, refused } = stored;
@@ -164,6 +167,7 @@ export async function startInboxWriter<DB extends OutboxTables>(
     async stop() {
       await supervised.stop();
       await unwatchLag?.();
+      await processors.idle();
     },
   };
 }

@@ -3,7 +3,6 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { dataErrorOf, refusedDataReason } from '../internal/data-error.ts';
 import { parkMessages, type ParkItem } from '../kafka/park.ts';
 import type { ReceivedEvent } from '../kafka/received-event.ts';
-import { INBOX_CHANNEL } from '../outbox/channels.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { startEventSpan, tracingAvailable } from '../trace/spans.ts';
 import { insertInboxEvents } from './insert-inbox-events.ts';
@@ -25,10 +24,10 @@ export interface StoredBatch {
 
 /**
  * Stores one Kafka batch in one transaction: its events with one INSERT, its rejects in
- * `parked_message`, and a NOTIFY for the processors. When PostgreSQL refuses the data of an
- * event (a NUL in jsonb, an index row too large...), that transaction rolls back and a second
- * one finds the refused events by halving the batch under savepoints, parks them with the
- * reason, and stores the others. The happy path pays nothing for this. Any other error
+ * `parked_message` (the caller wakes the processors after the commit). When PostgreSQL
+ * refuses the data of an event (a NUL in jsonb, an index row too large...), that transaction
+ * rolls back and a second one finds the refused events by halving the batch under
+ * savepoints, parks them with the reason, and stores the others. The happy path pays nothing for this. Any other error
  * (PostgreSQL unreachable or restarting) is thrown, for the caller to retry in place.
  */
 export async function storeInboxBatch(
@@ -90,9 +89,7 @@ async function storeAll(
     refused: readonly ParkItem[],
   ): Promise<StoredBatch> => {
     await parkMessages(trx, consumerGroup, [...batch.parked, ...refused]);
-    const inserted = insertedIds.length;
-    if (inserted > 0) await sql`SELECT pg_notify(${INBOX_CHANNEL}, '')`.execute(trx);
-    return { inserted, insertedIds, refused };
+    return { inserted: insertedIds.length, insertedIds, refused };
   };
   let firstRefusal: string;
   try {

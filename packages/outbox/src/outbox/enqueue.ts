@@ -10,7 +10,13 @@ import type { OutboxEventInput } from './outbox-event-input.ts';
 import { isUuid, uuidv7 } from './uuid-v7.ts';
 
 export interface EnqueueOptions {
-  /** Issue `NOTIFY outbox_event` (delivered at commit) to wake relays at once. Default true. */
+  /**
+   * Issue `NOTIFY outbox_event` in the transaction (delivered at commit) to wake the relays at
+   * once. Default true: simple, and right for a light write path. On a busy one pass false and
+   * call an outbox notifier (`createOutboxNotifier`) after the commit: a notifying commit holds
+   * PostgreSQL's cluster-wide notification lock through its WAL flush, so notifying commits run
+   * one at a time (docs/benchmarks.md has what that cost).
+   */
   readonly notify?: boolean;
   /**
    * Largest event accepted, in bytes of its Kafka record (payload JSON, key, headers); a larger

@@ -37,16 +37,24 @@ async function insertOrder(
     createdAt: row.created_at.toISOString(),
   };
   // Same transaction as the order row (R-DIST-OBX-1): both commit, or neither does.
-  const { eventId } = await enqueue(trx, {
-    eventType: 'OrderCreated',
-    aggregateType: aggregateTypes.order,
-    aggregateId: row.id,
-    topic: topics.orderEvents,
-    partitionKey: row.id,
-    payload,
-    // The request's trace travels with the event: payment-service continues it.
-    headers: traceHeaders(trace),
-  });
+  const { eventId } = await enqueue(
+    trx,
+    {
+      eventType: 'OrderCreated',
+      aggregateType: aggregateTypes.order,
+      aggregateId: row.id,
+      topic: topics.orderEvents,
+      partitionKey: row.id,
+      payload,
+      // The request's trace travels with the event: payment-service continues it.
+      headers: traceHeaders(trace),
+    },
+    {
+      // The hot write path: the route wakes the relays after the commit instead (a NOTIFY in
+      // this transaction would make every order's commit wait for the one before it).
+      notify: false,
+    },
+  );
   await recordOrderHistory(trx, row, { eventId, eventType: 'OrderCreated' });
   return toOrderView(row);
 }

@@ -1,5 +1,5 @@
+import { createOutboxNotifier } from '@outbox-inbox/outbox';
 import { notFound } from '@outbox-inbox/service-kit';
-
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { OrderDatabase } from '../database/schema.ts';
@@ -23,6 +23,9 @@ export function registerOrderRoutes(
   deps: { db: Kysely<OrderDatabase> },
 ): void {
   const { db } = deps;
+  // createOrder enqueues without a NOTIFY in its transaction; this wakes the relays after it.
+  const relays = createOutboxNotifier(db, app.log);
+  app.addHook('onClose', () => relays.idle());
 
   app.post<{ Body: CreateOrderBody; Headers: { 'idempotency-key'?: string } }>(
     '/orders',
@@ -37,6 +40,7 @@ export function registerOrderRoutes(
         request.traceContext,
       );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
+      else relays.notify();
       return reply.code(result.status).send(result.body);
     },
   );

@@ -1,4 +1,5 @@
 import {
+  createOutboxNotifier,
   startInboxProcessor,
   type InboxProcessorHooks,
   type OutboxMetrics,
@@ -31,6 +32,8 @@ export async function startPaymentProcessor(deps: {
     metrics: deps.metrics,
     ...(deps.hooks ? { hooks: deps.hooks } : {}),
     listen: { connectionString: deps.config.databaseUrl },
+    // The handlers enqueue without a NOTIFY in the row's transaction; this wakes the relays.
+    relayNotifier: createOutboxNotifier(deps.db, deps.logger),
     handlers: {
       OrderCreated: handleOrderCreated(simulatedGateway(deps.config.payments)),
       OrderCancelled: handleOrderCancelled(),

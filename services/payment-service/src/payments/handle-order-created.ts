@@ -101,14 +101,21 @@ async function applyPayment(
           eventType: 'PaymentFailed',
           payload: { ...common, reason: decision.reason, failedAt: at } satisfies PaymentFailed,
         };
-  await enqueue(trx, {
-    ...result,
-    aggregateType: aggregateTypes.payment,
-    aggregateId: payment.id,
-    topic: topics.paymentEvents,
-    partitionKey: order.orderId,
-    // The answer continues the order's trace (a child of the hop that brought the event).
-    headers: traceHeaders(traceOf(event.headers)),
-  });
+  await enqueue(
+    trx,
+    {
+      ...result,
+      aggregateType: aggregateTypes.payment,
+      aggregateId: payment.id,
+      topic: topics.paymentEvents,
+      partitionKey: order.orderId,
+      // The answer continues the order's trace (a child of the hop that brought the event).
+      headers: traceHeaders(traceOf(event.headers)),
+    },
+    {
+      // The processor wakes the relays after the row's commit (its relayNotifier).
+      notify: false,
+    },
+  );
   await recordPaymentHistory(trx, order.orderId, event, payment.status);
 }

@@ -1,0 +1,74 @@
+import { sql, type QueryExecutorProvider } from 'kysely';
+import type { Logger } from '../logger.ts';
+import { INBOX_CHANNEL, OUTBOX_CHANNEL } from './channels.ts';
+
+/**
+ * Sends `NOTIFY <channel>` in a statement of its own, after the caller's commit, so the
+ * writing transaction does not NOTIFY. A transaction that NOTIFYs takes PostgreSQL's one
+ * cluster-wide notification lock at commit and holds it through its WAL flush: with `fsync`
+ * on, every notifying commit of every database waits for the one before it (the measurement
+ * is in docs/benchmarks.md). A statement that only NOTIFYs writes no WAL and holds the lock
+ * for microseconds.
+ *
+ * Calls are coalesced: while one NOTIFY is on its way, further calls send one more after it,
+ * never more. That wakes the listeners after every commit that called `notify()`: a call
+ * either starts a NOTIFY that follows it, or finds one in flight and queues the next.
+ * A NOTIFY that fails is logged and dropped; the listeners' poll picks the rows up.
+ */
+export class CommitNotifier {
+  readonly #db: QueryExecutorProvider;
+  readonly #channel: string;
+  readonly #logger: Logger;
+  #sending: Promise<void> | undefined;
+  #again = false;
+
+  /** `db`: a Kysely (any schema) whose pool the NOTIFY borrows a connection from. */
+  constructor(db: QueryExecutorProvider, channel: string, logger: Logger) {
+    this.#db = db;
+    this.#channel = channel;
+    this.#logger = logger;
+  }
+
+  /** Call after the commit whose rows the listeners should see; returns at once. */
+  notify(): void {
+    if (this.#sending !== undefined) {
+      this.#again = true;
+      return;
+    }
+    this.#sending = this.#send().finally(() => {
+      this.#sending = undefined;
+    });
+  }
+
+  /** Resolves when no NOTIFY is in flight (before the caller closes its pool). */
+  async idle(): Promise<void> {
+    while (this.#sending !== undefined) await this.#sending;
+  }
+
+  async #send(): Promise<void> {
+    do {
+      this.#again = false;
+      try {
+        await sql`SELECT pg_notify(${this.#channel}, '')`.execute(this.#db);
+      } catch (error) {
+        this.#logger.warn(
+          { err: error, channel: this.#channel },
+          `NOTIFY ${this.#channel} failed; the listeners' poll will find the rows`,
+        );
+      }
+    } while (this.#again);
+  }
+}
+
+/**
+ * Wakes the relays after a commit that enqueued with `notify: false`: the way to enqueue on a
+ * busy write path (see EnqueueOptions.notify). One per process and database.
+ */
+export function createOutboxNotifier(db: QueryExecutorProvider, logger: Logger): CommitNotifier {
+  return new CommitNotifier(db, OUTBOX_CHANNEL, logger);
+}
+
+/** Wakes the inbox processors after the inbox writer's commit. */
+export function createInboxNotifier(db: QueryExecutorProvider, logger: Logger): CommitNotifier {
+  return new CommitNotifier(db, INBOX_CHANNEL, logger);
+}
