@@ -33,4 +33,10 @@ export interface DedupConsumerOptions {
    */
   readonly maxAttempts?: number;
   readonly backoff?: Partial<BackoffOptions>;
+  /**
+   * Partitions whose batches are applied at the same time (default 3), each message in its own
+   * transaction on a pooled connection; one partition's messages stay in order. One at a time,
+   * every event of every partition waited for the commit (a WAL flush) of the one before it.
+   */
+  readonly partitionsConsumedConcurrently?: number;
 }

@@ -208,6 +208,7 @@ export async function startDedupConsumer<DB extends OutboxTables>(
       consumer.run({
         autoCommit: false,
         eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
         eachBatch: (payload) => eachBatch(consumer, payload),
       }),
   });

@@ -189,3 +189,53 @@ it('the dedup consumer applies each event once, counts repeats, parks garbage an
   );
   expect(scrape).toMatch(/^parked_messages_total\{consumer="order-status"\} 2$/m);
 });
+
+it('applies several partitions at the same time, each in its own order', async () => {
+  const kafka = createKafka();
+  const topic = await createTopic(kafka, 'dedup_parallel', 2);
+  // Each partition's first step needs the other partition's progress: `waits 1` waits for
+  // `frees 1`, `frees 2` for `waits 1`. One partition at a time, whichever went first would
+  // wait for the other until it failed (and, with one attempt, was parked).
+  const applied: string[] = [];
+  const waitsFor = async (key: string): Promise<void> => {
+    await pollUntil(() => applied.includes(key), {
+      timeoutMs: 20_000,
+      description: `${key} applied by another partition meanwhile`,
+    });
+  };
+  await produce(kafka, topic, [
+    { ...eventMessage('waits', 'Step', { n: 1 }), partition: 0 },
+    { ...eventMessage('waits', 'Step', { n: 2 }), partition: 0 },
+    { ...eventMessage('frees', 'Step', { n: 1 }), partition: 1 },
+    { ...eventMessage('frees', 'Step', { n: 2 }), partition: 1 },
+  ]);
+  const consumer = await startDedupConsumer<OrderDb>({
+    db,
+    kafka,
+    logger: recordingLogger(),
+    options: {
+      groupId: `parallel-${topic}`,
+      topics: [topic],
+      consumerName: 'parallel',
+      maxAttempts: 1,
+      sessionTimeoutMs: 10_000,
+    },
+    handle: async (_trx, event) => {
+      const { n } = event.payload as { n: number };
+      if (event.partitionKey === 'waits' && n === 1) await waitsFor('frees 1');
+      if (event.partitionKey === 'frees' && n === 2) await waitsFor('waits 1');
+      applied.push(`${event.partitionKey} ${n}`);
+    },
+  });
+  try {
+    await pollUntil(() => applied.length === 4, {
+      timeoutMs: 60_000,
+      description: 'all four events applied',
+    });
+  } finally {
+    await consumer.stop();
+  }
+  expect(applied.filter((step) => step.startsWith('waits'))).toEqual(['waits 1', 'waits 2']);
+  expect(applied.filter((step) => step.startsWith('frees'))).toEqual(['frees 1', 'frees 2']);
+  expect(await count(testDb.db, "parked_message WHERE consumer = 'parallel'")).toBe(0);
+});
