@@ -74,8 +74,9 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
           channel: INBOX_CHANNEL,
           logger,
           backoff: options.backoff,
-          // Wakes every idle worker: each claims a different key or goes back to sleep.
-          onNotify: () => work.wake(),
+          // Wakes one idle worker; each claim that finds a row wakes the next (below). Waking
+          // them all sent every worker's claim after the same head: 7.8 claims per row in B7.
+          onNotify: () => work.wakeOne(),
         })
       : undefined;
 
@@ -86,6 +87,8 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
     });
     progress?.hasWork(row !== undefined);
     if (row === undefined) return 'idle';
+    // There may be more: the next idle worker looks while this one handles the row.
+    work.wakeOne();
     if (row.gave_up) {
       logDead(row, 'its attempts never finished');
       return 'dead';

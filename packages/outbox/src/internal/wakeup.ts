@@ -12,6 +12,13 @@ export class Wakeup {
     for (const resolve of this.#waiters) resolve();
   }
 
+  /** Wakes only the longest waiter; remembered, like `wake()`, when nobody waits. */
+  wakeOne(): void {
+    const longest = this.#waiters.values().next();
+    if (longest.done === true) this.#pending = true;
+    else longest.value();
+  }
+
   async wait(ms: number): Promise<void> {
     if (this.#pending) {
       this.#pending = false;
