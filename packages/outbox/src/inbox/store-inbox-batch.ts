@@ -27,8 +27,9 @@ export interface StoredBatch {
  * `parked_message` (the caller wakes the processors after the commit). When PostgreSQL
  * refuses the data of an event (a NUL in jsonb, an index row too large...), that transaction
  * rolls back and a second one finds the refused events by halving the batch under
- * savepoints, parks them with the reason, and stores the others. The happy path pays nothing for this. Any other error
- * (PostgreSQL unreachable or restarting) is thrown, for the caller to retry in place.
+ * savepoints, parks them with the reason, and stores the others. The happy path pays nothing
+ * for this. Any other error (PostgreSQL unreachable or restarting) is thrown, for the caller to
+ * retry in place.
  */
 export async function storeInboxBatch(
   db: Kysely<OutboxTables>,

@@ -35,9 +35,7 @@ export class CommitNotifier {
       this.#again = true;
       return;
     }
-    this.#sending = this.#send().finally(() => {
-      this.#sending = undefined;
-    });
+    this.#sending = this.#send();
   }
 
   /** Resolves when no NOTIFY is in flight (before the caller closes its pool). */
@@ -57,6 +55,9 @@ export class CommitNotifier {
         );
       }
     } while (this.#again);
+    // In the same step as the last check: a call after it starts a NOTIFY of its own. (Cleared
+    // in a later callback, a call in between would set #again for a loop that had ended.)
+    this.#sending = undefined;
   }
 }
 
