@@ -83,10 +83,13 @@ it('a transaction that takes the lower id and commits last is not overtaken', as
     ]);
 
   // B is committed and visible, but newer than A, which is still running: the fence holds
-  // back all of it (including the other key: the price of the fence, see README).
-  expect(await publishOnce()).toBe(0);
-
-  await a.commit();
+  // back all of it (including the other key: the price of the fence, see README). A failing
+  // check still ends A, so the file fails at once instead of waiting on its open transaction.
+  try {
+    expect(await publishOnce()).toBe(0);
+  } finally {
+    await a.commit();
+  }
   expect(await publishOnce()).toBe(3);
   await pollUntil(() => collected.messages.length >= 3, {
     timeoutMs: 20_000,
@@ -118,12 +121,15 @@ it('a key whose head another relay holds is skipped whole; other keys are not', 
   });
   // Relay 1 claims only k's head (batch of 1) and keeps its transaction open.
   const first = heldTransaction((trx) => claim(trx, 1));
-  expect((await first.result).map((row) => row.event_id)).toEqual([ids[0]]);
+  try {
+    expect((await first.result).map((row) => row.event_id)).toEqual([ids[0]]);
 
-  // Relay 2 must not take k's later rows while k's head is in relay 1's hands.
-  const second = await testDb.db.transaction().execute((trx) => claim(trx, 100));
-  expect(second.map((row) => row.event_id)).toEqual([ids[2]]);
-  await first.commit();
+    // Relay 2 must not take k's later rows while k's head is in relay 1's hands.
+    const second = await testDb.db.transaction().execute((trx) => claim(trx, 100));
+    expect(second.map((row) => row.event_id)).toEqual([ids[2]]);
+  } finally {
+    await first.commit();
+  }
 
   // Nothing was marked published (claims only): a claim now takes k whole, in order.
   const third = await testDb.db.transaction().execute((trx) => claim(trx, 100));
