@@ -69,8 +69,15 @@ export function observe(system: System, options: { intervalMs?: number } = {}) {
     largestBacklog: () => largestBacklog,
     duplicatesDroppedByInbox: () => total('inbox_duplicates_dropped_total'),
     duplicatesDroppedByDedup: () => total('processed_event_duplicates_total'),
-    /** Samples now (before the suite kills a process, so its counts are not lost). */
-    sampleNow: (): Promise<void> => sampleOnce(),
+    /**
+     * Samples now (before the suite kills a process, so its counts are not lost). A sample
+     * already under way may have read the victim before its last count, so this one waits for
+     * it and reads again: only what the victim counts in the moment before the kill is lost.
+     */
+    sampleNow: async (): Promise<void> => {
+      await inFlight;
+      await sampleOnce();
+    },
     /** Stops sampling after one last sample; calling it again changes nothing. */
     stop(): Promise<void> {
       clearInterval(timer);
