@@ -34,8 +34,9 @@ export const mutations: readonly Mutation[] = Object.freeze([
     breaks: 'the relay claims any unpublished row, not only the oldest of its partition key',
     patch: 'e2e/mutations/no-head-of-key.patch',
     // This file holds a key's head in one relay's transaction and claims in another: without
-    // the rule the later rows are taken at once, every run. concurrent-relays.test.ts catches
-    // it only when relays happen to overlap on a hot key; one fresh-clone run it did not.
+    // the rule the second relay takes the key's later rows and then waits on the held head
+    // until its lock_timeout, every run. concurrent-relays.test.ts catches it only when
+    // relays happen to overlap on a hot key; one fresh-clone run it did not.
     mustFailIn: ['packages/outbox/test/relay/commit-order-fence.test.ts'],
   },
   {

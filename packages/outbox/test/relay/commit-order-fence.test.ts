@@ -9,6 +9,7 @@ import {
   type OutboxTables,
 } from '../../src/index.ts';
 import { claimBatch } from '../../src/relay/claim-batch.ts';
+import { configureBatchTransaction } from '../../src/relay/batch-transaction.ts';
 import { publishBatch } from '../../src/relay/publish-batch.ts';
 import { createRelayProducer } from '../../src/relay/relay-producer.ts';
 import {
@@ -65,10 +66,15 @@ const publishOnce = async () =>
       options: { ...DEFAULT_RELAY_OPTIONS, batchSize: 100 },
     })
   ).published;
-const claim = (trx: Transaction<OutboxTables>, batchSize: number) =>
-  claimBatch(trx, { ...DEFAULT_RELAY_OPTIONS, batchSize, scanWindow: 100 }).then(
-    (batch) => batch.events,
-  );
+/**
+ * Claims as a relay does, with its transaction's timeouts: a claim that waits on another
+ * relay's row lock fails after `lockTimeoutMs` instead of hanging the file.
+ */
+const claim = async (trx: Transaction<OutboxTables>, batchSize: number) => {
+  await configureBatchTransaction(trx, DEFAULT_RELAY_OPTIONS);
+  const batch = await claimBatch(trx, { ...DEFAULT_RELAY_OPTIONS, batchSize, scanWindow: 100 });
+  return batch.events;
+};
 
 it('a transaction that takes the lower id and commits last is not overtaken', async () => {
   const collected = await collectTopic(kafka, topic);
