@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { InfraError } from '../errors.ts';
 import type { KafkaRecord } from '../component-record.ts';
 import { findRepoRoot } from '../state-file.ts';
+import { consoleLog4j, serverJvmOptions } from './jvm.ts';
+import { resolveMavenJars } from './maven.ts';
 
 /** The `java` to run Kafka (and Kafka's own tools) with: JAVA_HOME's, else the one on PATH. */
 export function findJava(env: NodeJS.ProcessEnv = process.env): string {
@@ -36,54 +38,11 @@ export function resolveKafkaClasspath(env: NodeJS.ProcessEnv = process.env): str
     }
     return `${libs}/*`;
   }
-  const kafkaDir = path.join(findRepoRoot(), 'infra', 'kafka');
-  const pom = path.join(kafkaDir, 'pom.xml');
-  const libs = path.join(kafkaDir, 'target', 'libs');
-  const marker = path.join(libs, '.resolved');
-  if (!existsSync(marker) || statSync(marker).mtimeMs < statSync(pom).mtimeMs) {
-    const mvn = spawnSync('mvn', ['-v'], { encoding: 'utf8' });
-    if (mvn.error || mvn.status !== 0) {
-      throw new InfraError(
-        'MAVEN_MISSING',
-        'Maven (`mvn`) not found: it resolves the Kafka broker jars',
-        {
-          hint: 'install it (Debian: `apt-get install maven`), or set KAFKA_HOME to an unpacked Kafka 3.9',
-        },
-      );
-    }
-    const result = spawnSync(
-      'mvn',
-      [
-        '-q',
-        '-B',
-        '-f',
-        pom,
-        'dependency:copy-dependencies',
-        `-DoutputDirectory=${libs}`,
-        '-DincludeScope=runtime',
-      ],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    if (result.status !== 0) {
-      const logFile = path.join(kafkaDir, 'target', 'maven.log');
-      mkdirSync(path.dirname(logFile), { recursive: true });
-      writeFileSync(logFile, `${result.stdout}\n${result.stderr}`);
-      throw new InfraError(
-        'MAVEN_FAILED',
-        'Maven could not resolve the Kafka jars from Maven Central',
-        {
-          hint: 'check that Maven Central is reachable (`mvn -f infra/kafka/pom.xml dependency:resolve`)',
-          logFile,
-        },
-      );
-    }
-    writeFileSync(marker, `${new Date().toISOString()}\n`);
-  }
-  if (!readdirSync(libs).some((file) => file.startsWith('kafka_2.13-'))) {
-    throw new InfraError('MAVEN_FAILED', `no kafka_2.13 jar in ${libs}`, {
-      hint: `delete ${libs} and try again`,
-    });
-  }
+  const libs = resolveMavenJars({
+    projectDir: path.join(findRepoRoot(), 'infra', 'kafka'),
+    what: 'the Kafka broker',
+    requiredJar: 'kafka_2.13-',
+  });
   return `${libs}/*`;
 }
 
@@ -158,17 +117,12 @@ function serverProperties(options: {
   ].join('\n');
 }
 
-const log4jProperties = [
-  'log4j.rootLogger=INFO, stdout',
-  'log4j.appender.stdout=org.apache.log4j.ConsoleAppender',
-  'log4j.appender.stdout.layout=org.apache.log4j.PatternLayout',
-  'log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n',
-  'log4j.logger.org.apache.kafka=WARN',
-  'log4j.logger.kafka=WARN',
-  'log4j.logger.kafka.server.KafkaRaftServer=INFO',
-  'log4j.logger.state.change.logger=WARN',
-  '',
-].join('\n');
+const log4jProperties = consoleLog4j({
+  'org.apache.kafka': 'WARN',
+  kafka: 'WARN',
+  'kafka.server.KafkaRaftServer': 'INFO',
+  'state.change.logger': 'WARN',
+});
 
 /** A random KRaft cluster id: base64url of a UUID's 16 bytes, as `kafka-storage random-uuid` makes. */
 export function newClusterId(): string {
@@ -200,7 +154,7 @@ export function defineKafka(options: {
   writeFileSync(configFile, serverProperties({ nodeId, port, controllerPort, voters, dataDir }));
   writeFileSync(log4jFile, log4jProperties);
   const clusterId = options.clusterId ?? newClusterId();
-  const heap = `${options.heapMb ?? 512}m`;
+  const heapMb = options.heapMb ?? 512;
   const jvmCommon = ['-cp', classpath, `-Dlog4j.configuration=file:${log4jFile}`];
   const brokers = `127.0.0.1:${port}`;
   return {
@@ -222,16 +176,7 @@ export function defineKafka(options: {
     },
     launch: {
       command: java,
-      args: [
-        `-Xms${heap}`,
-        `-Xmx${heap}`,
-        '-XX:+UseG1GC',
-        '-XX:+ExitOnOutOfMemoryError',
-        '-Djava.awt.headless=true',
-        ...jvmCommon,
-        'kafka.Kafka',
-        configFile,
-      ],
+      args: [...serverJvmOptions(heapMb), ...jvmCommon, 'kafka.Kafka', configFile],
       cwd: dir,
       env: {},
       logFile: path.join(dir, 'kafka.log'),
