@@ -16,9 +16,10 @@ import { untilStopSignal } from './stop-signal.ts';
 
 const usage = `usage: pnpm stack <command> [options]
 
-  up [--detach] [--kafka-brokers N]
+  up [--detach] [--kafka-brokers N] [--connect]
                              start PostgreSQL and Kafka (foreground until Ctrl-C, unless --detach);
-                             N Kafka nodes kafka-1 … kafka-N (default $STACK_KAFKA_BROKERS or 1)
+                             N Kafka nodes kafka-1 … kafka-N (default $STACK_KAFKA_BROKERS or 1);
+                             --connect: Kafka Connect with Debezium too (the CDC relay)
   down                       stop everything of the stack and delete its data
   prune                      delete the folders of stacks that are not running (the logs and
                              data a failed test run keeps), and say how much that freed
@@ -83,6 +84,7 @@ async function main(argv: string[]): Promise<void> {
       name: { type: 'string', default: process.env['STACK_NAME'] ?? 'dev' },
       detach: { type: 'boolean', default: false },
       'kafka-brokers': { type: 'string' },
+      connect: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       follow: { type: 'boolean', short: 'f', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -111,6 +113,7 @@ async function main(argv: string[]): Promise<void> {
         name,
         detached: values.detach,
         ports: name === 'dev' ? devPorts() : undefined,
+        servers: values.connect ? ['postgres', 'kafka', 'connect'] : ['postgres', 'kafka'],
         ...(values['kafka-brokers'] === undefined
           ? {}
           : { kafkaBrokers: Number(values['kafka-brokers']) }),

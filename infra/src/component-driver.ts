@@ -50,6 +50,12 @@ const localDriver: ComponentDriver<LocalRecord> = {
     if (record.kind === 'process') {
       throw new InfraError('UNSUPPORTED', `${record.name} has no data folder to wipe`);
     }
+    if (record.kind === 'connect') {
+      throw new InfraError(
+        'UNSUPPORTED',
+        `${record.name} keeps its state in Kafka topics (connect-configs, connect-offsets, connect-status): wipe kafka`,
+      );
+    }
     const killed = await killLocal(record);
     rmSync(record.dataDir, { recursive: true, force: true });
     return startLocal(killed);
@@ -105,6 +111,7 @@ export function controlsFor(record: ComponentRecord): ComponentControls {
   switch (record.kind) {
     case 'postgres':
     case 'kafka':
+    case 'connect':
     case 'process':
       return bind(localDriver, record);
     case 'container':

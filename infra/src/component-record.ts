@@ -50,6 +50,18 @@ export interface KafkaRecord extends LocalServerFields {
   readonly kind: 'kafka';
 }
 
+/**
+ * Kafka Connect, run by the local provider: no data folder to prepare, since its configs,
+ * offsets and status live in Kafka topics (`dataDir` only holds its config and log).
+ */
+export interface ConnectRecord extends RecordBase {
+  readonly kind: 'connect';
+  readonly launch: LaunchSpec;
+  readonly dataDir: string;
+  /** Set while it runs; cleared by stop and kill. */
+  readonly process?: ProcessIdentity | undefined;
+}
+
 /** A server in a container of the docker provider: how to create it, and its id once created. */
 export interface ContainerRecord extends RecordBase {
   readonly kind: 'container';
@@ -63,7 +75,7 @@ export interface ExternalRecord extends RecordBase {
 }
 
 /** What runs on this machine as a local process, server or role. */
-export type LocalRecord = ProcessRecord | PostgresRecord | KafkaRecord;
+export type LocalRecord = ProcessRecord | PostgresRecord | KafkaRecord | ConnectRecord;
 
 /** A component of a stack as its state file holds it; `kind` says which fields it has. */
 export type ComponentRecord = LocalRecord | ContainerRecord | ExternalRecord;

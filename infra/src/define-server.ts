@@ -1,11 +1,13 @@
 import path from 'node:path';
 import type { ProviderName } from './choose-provider.ts';
+import { defineConnect } from './components/connect.ts';
 import { defineKafka, newClusterId, type KafkaVoter } from './components/kafka.ts';
 import { definePostgres, findPostgresBinaries } from './components/postgres.ts';
 import { defineDockerKafka, defineDockerPostgres } from './docker/docker-components.ts';
 import { dockerHost } from './docker/docker-driver.ts';
 import { defineExternal } from './external/external-components.ts';
 import { kafkaNodeName } from './kafka-cluster/cluster-shape.ts';
+import { InfraError } from './errors.ts';
 import { findFreePort } from './ports.ts';
 import type { ComponentRecord } from './component-record.ts';
 import type { ServerName, UpOptions } from './up-options.ts';
@@ -16,6 +18,8 @@ interface ServerContext {
   readonly options: UpOptions;
   /** Kafka nodes, already resolved from the option and STACK_KAFKA_BROKERS. */
   readonly kafkaBrokers: number;
+  /** The addresses of the stack's Kafka nodes, once Kafka is defined (Kafka Connect needs them). */
+  readonly kafkaAddresses: readonly string[];
   readonly env: NodeJS.ProcessEnv;
 }
 
@@ -50,6 +54,22 @@ export async function defineServer(
   const { name, dir, options, env } = context;
   const ports = options.ports ?? {};
   if (provider === 'external') return [defineExternal(server, env)];
+  if (server === 'connect') {
+    if (provider === 'docker') {
+      throw new InfraError(
+        'UNSUPPORTED',
+        'Kafka Connect runs with the local provider only so far (STACK_PROVIDER=local)',
+      );
+    }
+    return [
+      defineConnect({
+        dir: path.join(dir, 'connect'),
+        port: ports.connect ?? (await findFreePort()),
+        brokers: context.kafkaAddresses,
+        env,
+      }),
+    ];
+  }
   if (server === 'postgres') {
     return provider === 'docker'
       ? [

@@ -75,7 +75,15 @@ export class Stack {
     const components: Record<string, ComponentRecord> = { ...existing?.components };
     for (const server of servers) {
       if (Object.keys(components).some((component) => serverOf(component) === server)) continue;
-      const context = { name, dir, options, kafkaBrokers, env };
+      const kafkaAddresses = Object.values(components)
+        .filter((record) => isKafkaNodeName(record.name))
+        .flatMap((record) => (record.endpoints['brokers'] ?? '').split(','));
+      if (server === 'connect' && kafkaAddresses.length === 0) {
+        throw new InfraError('UNSUPPORTED', 'Kafka Connect needs the stack to run Kafka', {
+          hint: "list 'kafka' before 'connect' in servers",
+        });
+      }
+      const context = { name, dir, options, kafkaBrokers, kafkaAddresses, env };
       for (const record of await defineServer(provider, server, context)) {
         components[record.name] = record;
       }
@@ -99,13 +107,20 @@ export class Stack {
     });
     // Every start settles before a failure is thrown: a node still starting when another
     // server failed must reach the state file (pid and all), or `down` could not stop it.
-    const started = await Promise.allSettled(
-      toStart.map((component) =>
-        provider === 'external' ? awaitExternal(stack.#record(component)) : stack.start(component),
-      ),
-    );
-    const failure = started.find((result) => result.status === 'rejected');
-    if (failure) throw failure.reason;
+    // Kafka Connect last: a worker that cannot reach Kafka at start-up gives up.
+    const startAll = async (names: readonly string[]) => {
+      const started = await Promise.allSettled(
+        names.map((component) =>
+          provider === 'external'
+            ? awaitExternal(stack.#record(component))
+            : stack.start(component),
+        ),
+      );
+      const failure = started.find((result) => result.status === 'rejected');
+      if (failure) throw failure.reason;
+    };
+    await startAll(toStart.filter((component) => component !== 'connect'));
+    await startAll(toStart.filter((component) => component === 'connect'));
     return stack;
   }
 
@@ -177,6 +192,11 @@ export class Stack {
     return url.toString();
   }
 
+  /** Kafka Connect's REST API (the stack must run Kafka Connect: see `addServer`). */
+  get connectUrl(): string {
+    return this.#record('connect').endpoints['url'] ?? '';
+  }
+
   /** Kafka's components: `kafka`, or `kafka-1` … `kafka-N` for a cluster. */
   get kafkaNodes(): string[] {
     const nodes = Object.keys(this.state.components).filter(isKafkaNodeName);
@@ -236,6 +256,31 @@ export class Stack {
       await client.end();
     }
     return this.postgresUrl(database);
+  }
+
+  /**
+   * Adds a server the stack was brought up without (Kafka Connect, for the CDC relay) and starts
+   * it; one it already has is only started. The stack keeps its owner.
+   */
+  async addServer(server: ServerName, options: Pick<UpOptions, 'ports'> = {}): Promise<void> {
+    const state = this.state;
+    const present = Object.keys(state.components).filter((name) => serverOf(name) === server);
+    if (present.length === 0) {
+      const records = await defineServer(state.provider, server, {
+        name: this.name,
+        dir: stackDir(this.name, this.#env),
+        options,
+        kafkaBrokers: this.kafkaNodes.length,
+        kafkaAddresses: this.kafkaBrokers,
+        env: this.#env,
+      });
+      for (const record of records) this.#update(record.name, record);
+      present.push(...records.map((record) => record.name));
+    }
+    for (const name of present) {
+      if (state.provider === 'external') await awaitExternal(this.#record(name));
+      else await this.start(name);
+    }
   }
 
   /** Adds a supervised process (a service role) and starts it. */
@@ -346,13 +391,15 @@ export class Stack {
     const remove = async (name: string): Promise<void> => {
       this.#update(name, await controlsFor(this.#thawed(name)).remove());
     };
-    // The roles first, while the servers they use still answer.
-    for (const { name } of records.filter((r) => r.kind === 'process')) await remove(name);
+    // The roles and Kafka Connect first, while the servers they use still answer.
+    for (const { name } of records.filter((r) => r.kind === 'process' || r.kind === 'connect'))
+      await remove(name);
     // Kafka's nodes together: stopped one after another, the last one has lost its controller
     // quorum and waits out its whole stop timeout for a controlled shutdown nobody can grant.
-    const kafkaNodes = records.filter((r) => r.kind !== 'process' && isKafkaNodeName(r.name));
+    const clients = new Set(['process', 'connect']);
+    const kafkaNodes = records.filter((r) => !clients.has(r.kind) && isKafkaNodeName(r.name));
     await Promise.all(kafkaNodes.map(({ name }) => remove(name)));
-    for (const { name } of records.filter((r) => r.kind !== 'process' && !kafkaNodes.includes(r)))
+    for (const { name } of records.filter((r) => !clients.has(r.kind) && !kafkaNodes.includes(r)))
       await remove(name);
     await removeNetworks(records.filter((record) => record.kind === 'container'));
     if (options.keepFiles) {
@@ -399,6 +446,7 @@ export class Stack {
 /** Which server a component belongs to (Kafka's nodes all belong to `kafka`); roles to none. */
 function serverOf(component: string): ServerName | undefined {
   if (component === 'postgres') return 'postgres';
+  if (component === 'connect') return 'connect';
   return isKafkaNodeName(component) ? 'kafka' : undefined;
 }
 

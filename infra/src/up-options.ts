@@ -1,4 +1,4 @@
-export type ServerName = 'postgres' | 'kafka';
+export type ServerName = 'postgres' | 'kafka' | 'connect';
 
 export interface UpOptions {
   /** Stacks are named so that several can run side by side; `dev` is the CLI's default. */
@@ -11,6 +11,8 @@ export interface UpOptions {
     readonly postgres?: number;
     readonly kafka?: number;
     readonly kafkaController?: number;
+    /** Kafka Connect's REST API. */
+    readonly connect?: number;
   };
   /** Heap of each Kafka JVM; 512 MiB for one broker, 384 MiB per node of a cluster. */
   readonly kafkaHeapMb?: number;

@@ -14,6 +14,10 @@ export const postgresServerSettings: Readonly<Record<string, string>> = Object.f
   fsync: 'off',
   full_page_writes: 'off',
   shared_buffers: '256MB',
+  // The CDC relay (Debezium) decodes the WAL through a replication slot per service database.
+  wal_level: 'logical',
+  max_replication_slots: '20',
+  max_wal_senders: '20',
 });
 
 /** What a `durable` stack puts back: a production server's crash safety, for benchmarks. */

@@ -27,7 +27,8 @@ function required(env: NodeJS.ProcessEnv, names: readonly string[], what: string
 
 /**
  * Servers someone else runs: PostgreSQL from DATABASE_URL (or STACK_POSTGRES_URL), Kafka from
- * KAFKA_BROKERS (comma-separated host:port). Read once, when the stack is brought up.
+ * KAFKA_BROKERS (comma-separated host:port), Kafka Connect from CONNECT_URL. Read once, when
+ * the stack is brought up.
  */
 export function defineExternal(server: ServerName, env: NodeJS.ProcessEnv): ExternalRecord {
   const common = {
@@ -46,6 +47,15 @@ export function defineExternal(server: ServerName, env: NodeJS.ProcessEnv): Exte
       ...common,
       name: 'postgres',
       readiness: { type: 'postgres', url },
+      endpoints: { url },
+    };
+  }
+  if (server === 'connect') {
+    const url = required(env, ['CONNECT_URL'], "Kafka Connect's REST API, e.g. http://host:8083");
+    return {
+      ...common,
+      name: 'connect',
+      readiness: { type: 'http', url: `${url.replace(/\/+$/, '')}/connectors` },
       endpoints: { url },
     };
   }
@@ -85,7 +95,9 @@ export async function awaitExternal(record: ComponentRecord): Promise<void> {
       hint:
         record.name === 'postgres'
           ? 'check DATABASE_URL (host, port, user, password) and that the server accepts connections'
-          : 'check KAFKA_BROKERS and that the brokers are reachable from here',
+          : record.name === 'connect'
+            ? 'check CONNECT_URL and that the worker is reachable from here'
+            : 'check KAFKA_BROKERS and that the brokers are reachable from here',
       cause: error,
     });
   }

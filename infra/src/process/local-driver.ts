@@ -25,7 +25,7 @@ function logTail(logFile: string, lines = 15): string {
 }
 
 function prepareDataDir(record: LocalRecord): void {
-  if (record.kind === 'process') return;
+  if (record.kind === 'process' || record.kind === 'connect') return;
   const { prepare, dataDir, launch: spec } = record;
   if (existsSync(dataDir) && readdirSync(dataDir).length > 0) return;
   const owner =
