@@ -12,7 +12,9 @@ export type OutboxErrorCode =
   /** Kafka refused events that may pass on a later try; the relay paces its tries. */
   | 'PUBLISH_REFUSED'
   /** A handler ran past its timeout; its row is tried again later. */
-  | 'HANDLER_TIMEOUT';
+  | 'HANDLER_TIMEOUT'
+  /** Kafka Connect refused a call of the CDC relay, or its connector or task failed. */
+  | 'CDC_CONNECT_FAILED';
 
 /** The library's one error type: a stable `code` to branch on, the original error as `cause`. */
 export class OutboxError extends Error {

@@ -125,3 +125,11 @@ export {
   traceOf,
 } from './trace/trace-context.ts';
 export type { TraceContext } from './trace/trace-context.ts';
+
+// CDC relay (Debezium on Kafka Connect, instead of the polling relay)
+export { registerCdcRelay, removeCdcRelay } from './cdc/cdc-relay.ts';
+export type { CdcRelayDeps } from './cdc/cdc-relay.ts';
+export { cdcConnectorConfig, replicationName } from './cdc/cdc-connector-config.ts';
+export type { CdcConnectorSpec } from './cdc/cdc-connector-config.ts';
+export { ConnectApi } from './cdc/connect-api.ts';
+export type { ConnectorStatus } from './cdc/connect-api.ts';

@@ -1,0 +1,123 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql, type Kysely } from 'kysely';
+import { OutboxError } from '../errors.ts';
+import { outboxDb } from '../internal/views.ts';
+import type { Logger } from '../logger.ts';
+import type { OutboxTables } from '../schema/tables.ts';
+import {
+  cdcConnectorConfig,
+  replicationName,
+  type CdcConnectorSpec,
+} from './cdc-connector-config.ts';
+import { ConnectApi, type ConnectorStatus } from './connect-api.ts';
+
+export interface CdcRelayDeps<DB extends OutboxTables> {
+  /** The service database (the publication is created there). */
+  readonly db: Kysely<DB>;
+  /** Kafka Connect's REST API, e.g. http://127.0.0.1:8083. */
+  readonly connectUrl: string;
+  readonly connector: CdcConnectorSpec;
+  readonly logger: Logger;
+}
+
+const DEFAULT_RUNNING_TIMEOUT_MS = 60_000;
+
+/**
+ * The CDC relay of one service database, instead of the polling one: creates the publication
+ * (inserts of `outbox_event` only), registers or updates the Debezium connector, and waits until
+ * its task runs. Kafka Connect runs it from then on, also after restarts; calling this again
+ * changes nothing that is already so.
+ */
+export async function registerCdcRelay<DB extends OutboxTables>(
+  deps: CdcRelayDeps<DB>,
+  options: { readonly timeoutMs?: number } = {},
+): Promise<void> {
+  const db = outboxDb(deps.db);
+  const name = deps.connector.name;
+  await ensurePublication(db, replicationName(name));
+  const api = new ConnectApi(deps.connectUrl);
+  await api.putConfig(name, cdcConnectorConfig(deps.connector));
+  const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_RUNNING_TIMEOUT_MS);
+  let status: ConnectorStatus | undefined;
+  while (Date.now() < deadline) {
+    status = await api.status(name);
+    const failed = status && failure(status);
+    if (failed !== undefined) {
+      throw new OutboxError('CDC_CONNECT_FAILED', `CDC connector ${name} failed: ${failed}`);
+    }
+    if (status && isRunning(status)) {
+      deps.logger.info({ component: 'cdc-relay', connector: name }, 'CDC connector running');
+      return;
+    }
+    await sleep(250);
+  }
+  throw new OutboxError(
+    'CDC_CONNECT_FAILED',
+    `CDC connector ${name} is not running after ${options.timeoutMs ?? DEFAULT_RUNNING_TIMEOUT_MS} ms (last status: ${JSON.stringify(status)})`,
+  );
+}
+
+/**
+ * Removes the CDC relay of a service database: the connector, then its replication slot (a slot
+ * nobody reads keeps the WAL from being recycled, without bound) and its publication.
+ */
+export async function removeCdcRelay<DB extends OutboxTables>(
+  deps: CdcRelayDeps<DB>,
+  options: { readonly timeoutMs?: number } = {},
+): Promise<void> {
+  const db = outboxDb(deps.db);
+  const replication = replicationName(deps.connector.name);
+  await new ConnectApi(deps.connectUrl).remove(deps.connector.name);
+  // The task lets go of the slot as it stops; after the deadline its session is ended.
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  for (;;) {
+    const { rows } = await sql<{ active_pid: number | null }>`
+      SELECT active_pid FROM pg_replication_slots WHERE slot_name = ${replication}
+    `.execute(db);
+    const slot = rows[0];
+    if (slot === undefined) break;
+    if (slot.active_pid === null) {
+      await sql`SELECT pg_drop_replication_slot(${replication})`.execute(db);
+      break;
+    }
+    if (Date.now() >= deadline) {
+      await sql`SELECT pg_terminate_backend(${slot.active_pid})`.execute(db);
+    }
+    await sleep(250);
+  }
+  await sql`DROP PUBLICATION IF EXISTS ${sql.id(replication)}`.execute(db);
+  deps.logger.info(
+    { component: 'cdc-relay', connector: deps.connector.name },
+    'CDC connector, slot and publication removed',
+  );
+}
+
+async function ensurePublication(db: Kysely<OutboxTables>, publication: string): Promise<void> {
+  const { rows } = await sql<{ exists: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = ${publication}) AS exists
+  `.execute(db);
+  if (rows[0]?.exists) return;
+  try {
+    await sql`
+      CREATE PUBLICATION ${sql.id(publication)} FOR TABLE outbox_event WITH (publish = 'insert')
+    `.execute(db);
+  } catch (error) {
+    // Another instance of the service created it at the same moment.
+    if ((error as { code?: unknown }).code !== '42710') throw error;
+  }
+}
+
+function isRunning(status: ConnectorStatus): boolean {
+  return (
+    status.connector.state === 'RUNNING' &&
+    status.tasks.length > 0 &&
+    status.tasks.every((task) => task.state === 'RUNNING')
+  );
+}
+
+/** The first lines of the trace of a failed connector or task; undefined when none failed. */
+function failure(status: ConnectorStatus): string | undefined {
+  const failed = [status.connector, ...status.tasks].find((part) => part.state === 'FAILED');
+  if (failed === undefined) return undefined;
+  return (failed.trace ?? 'no trace').split('\n').slice(0, 5).join('\n');
+}

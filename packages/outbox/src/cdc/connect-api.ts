@@ -1,0 +1,73 @@
+import { OutboxError } from '../errors.ts';
+
+/** The state Kafka Connect reports for a connector and each of its tasks. */
+export interface ConnectorStatus {
+  readonly connector: { readonly state: string; readonly trace?: string };
+  readonly tasks: readonly {
+    readonly id: number;
+    readonly state: string;
+    readonly trace?: string;
+  }[];
+}
+
+interface CallOptions {
+  readonly body?: object;
+  /** A 404 (no such connector) is an answer, not an error. */
+  readonly missingIsUndefined?: boolean;
+}
+
+/** A small client of Kafka Connect's REST API: the calls the CDC relay makes. */
+export class ConnectApi {
+  readonly #baseUrl: string;
+
+  constructor(baseUrl: string) {
+    this.#baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+
+  /** Creates the connector, or changes its config: PUT is idempotent. */
+  async putConfig(name: string, config: Readonly<Record<string, string>>): Promise<void> {
+    await this.#call('PUT', `${connectorPath(name)}/config`, { body: config });
+  }
+
+  /** Undefined when there is no such connector. */
+  status(name: string): Promise<ConnectorStatus | undefined> {
+    return this.#call<ConnectorStatus>('GET', `${connectorPath(name)}/status`, {
+      missingIsUndefined: true,
+    });
+  }
+
+  async pause(name: string): Promise<void> {
+    await this.#call('PUT', `${connectorPath(name)}/pause`);
+  }
+
+  async resume(name: string): Promise<void> {
+    await this.#call('PUT', `${connectorPath(name)}/resume`);
+  }
+
+  /** Deletes the connector; no error when it does not exist. */
+  async remove(name: string): Promise<void> {
+    await this.#call('DELETE', connectorPath(name), { missingIsUndefined: true });
+  }
+
+  async #call<T>(method: string, path: string, options: CallOptions = {}): Promise<T | undefined> {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const response = await fetch(`${this.#baseUrl}${path}`, {
+      method,
+      ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (response.status === 404 && options.missingIsUndefined) return undefined;
+    const text = await response.text();
+    if (!response.ok) {
+      throw new OutboxError(
+        'CDC_CONNECT_FAILED',
+        `Kafka Connect answered ${method} ${path} with ${response.status}: ${text.slice(0, 500)}`,
+      );
+    }
+    return text === '' ? undefined : (JSON.parse(text) as T);
+  }
+}
+
+function connectorPath(name: string): string {
+  return `/connectors/${encodeURIComponent(name)}`;
+}
