@@ -129,7 +129,9 @@ export type { TraceContext } from './trace/trace-context.ts';
 // CDC relay (Debezium on Kafka Connect, instead of the polling relay)
 export { registerCdcRelay, removeCdcRelay } from './cdc/cdc-relay.ts';
 export type { CdcRelayDeps } from './cdc/cdc-relay.ts';
-export { cdcConnectorConfig, replicationName } from './cdc/cdc-connector-config.ts';
+export { startCdcRelay } from './cdc/start-cdc-relay.ts';
+export type { CdcRelayWorkerDeps } from './cdc/start-cdc-relay.ts';
+export { cdcConnectorConfig, heartbeatTopic, replicationName } from './cdc/cdc-connector-config.ts';
 export type { CdcConnectorSpec } from './cdc/cdc-connector-config.ts';
-export { ConnectApi } from './cdc/connect-api.ts';
+export { ConnectApi, connectorFailure, isConnectorRunning } from './cdc/connect-api.ts';
 export type { ConnectorStatus } from './cdc/connect-api.ts';

@@ -19,6 +19,15 @@ export function replicationName(connectorName: string): string {
 }
 
 /**
+ * The topic the connector's heartbeats go to. A heartbeat lets the connector confirm WAL that
+ * holds no outbox insert (other tables, other databases of the cluster), or its slot would keep
+ * that WAL for as long as the outbox is quiet.
+ */
+export function heartbeatTopic(connectorName: string): string {
+  return `__debezium-heartbeat.${replicationName(connectorName)}`;
+}
+
+/**
  * Debezium's PostgreSQL connector with its outbox event router, configured so that each
  * message carries what the polling relay's carries (relay/kafka-message.ts): key =
  * `partition_key`, value = the `payload` text as PostgreSQL writes jsonb, the row's headers and
@@ -62,6 +71,7 @@ export function cdcConnectorConfig(spec: CdcConnectorSpec): Record<string, strin
     'snapshot.select.statement.overrides': table,
     [`snapshot.select.statement.overrides.${table}`]: `SELECT * FROM ${table} WHERE published_at IS NULL ORDER BY id`,
     'tombstones.on.delete': 'false',
+    'heartbeat.interval.ms': '5000',
     transforms: 'outbox,headers',
     'transforms.outbox.type': 'io.debezium.transforms.outbox.EventRouter',
     'transforms.outbox.table.field.event.id': 'event_id',

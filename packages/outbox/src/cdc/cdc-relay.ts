@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Kafka } from 'kafkajs';
 import { sql, type Kysely } from 'kysely';
 import { OutboxError } from '../errors.ts';
 import { outboxDb } from '../internal/views.ts';
@@ -6,16 +7,24 @@ import type { Logger } from '../logger.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import {
   cdcConnectorConfig,
+  heartbeatTopic,
   replicationName,
   type CdcConnectorSpec,
 } from './cdc-connector-config.ts';
-import { ConnectApi, type ConnectorStatus } from './connect-api.ts';
+import {
+  ConnectApi,
+  connectorFailure,
+  isConnectorRunning,
+  type ConnectorStatus,
+} from './connect-api.ts';
 
 export interface CdcRelayDeps<DB extends OutboxTables> {
   /** The service database (the publication is created there). */
   readonly db: Kysely<DB>;
   /** Kafka Connect's REST API, e.g. http://127.0.0.1:8083. */
   readonly connectUrl: string;
+  /** Creates the connector's heartbeat topic. */
+  readonly kafka: Kafka;
   readonly connector: CdcConnectorSpec;
   readonly logger: Logger;
 }
@@ -24,28 +33,27 @@ const DEFAULT_RUNNING_TIMEOUT_MS = 60_000;
 
 /**
  * The CDC relay of one service database, instead of the polling one: creates the publication
- * (inserts of `outbox_event` only), registers or updates the Debezium connector, and waits until
- * its task runs. Kafka Connect runs it from then on, also after restarts; calling this again
- * changes nothing that is already so.
+ * (inserts of `outbox_event` only) and the connector's heartbeat topic, registers or updates the
+ * Debezium connector, and waits until its task runs. Kafka Connect runs it from then on, also
+ * after restarts; calling this again changes nothing that is already so.
  */
 export async function registerCdcRelay<DB extends OutboxTables>(
   deps: CdcRelayDeps<DB>,
   options: { readonly timeoutMs?: number } = {},
 ): Promise<void> {
-  const db = outboxDb(deps.db);
-  const name = deps.connector.name;
-  await ensurePublication(db, replicationName(name));
+  await configureCdcRelay(deps);
   const api = new ConnectApi(deps.connectUrl);
-  await api.putConfig(name, cdcConnectorConfig(deps.connector));
-  const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_RUNNING_TIMEOUT_MS);
+  const name = deps.connector.name;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_RUNNING_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
   let status: ConnectorStatus | undefined;
   while (Date.now() < deadline) {
     status = await api.status(name);
-    const failed = status && failure(status);
+    const failed = status && connectorFailure(status);
     if (failed !== undefined) {
       throw new OutboxError('CDC_CONNECT_FAILED', `CDC connector ${name} failed: ${failed}`);
     }
-    if (status && isRunning(status)) {
+    if (status && isConnectorRunning(status)) {
       deps.logger.info({ component: 'cdc-relay', connector: name }, 'CDC connector running');
       return;
     }
@@ -53,7 +61,20 @@ export async function registerCdcRelay<DB extends OutboxTables>(
   }
   throw new OutboxError(
     'CDC_CONNECT_FAILED',
-    `CDC connector ${name} is not running after ${options.timeoutMs ?? DEFAULT_RUNNING_TIMEOUT_MS} ms (last status: ${JSON.stringify(status)})`,
+    `CDC connector ${name} is not running after ${timeoutMs} ms (last status: ${JSON.stringify(status)})`,
+  );
+}
+
+/** What registerCdcRelay does before it waits: publication, heartbeat topic, connector config. */
+export async function configureCdcRelay<DB extends OutboxTables>(
+  deps: CdcRelayDeps<DB>,
+): Promise<void> {
+  const replication = replicationName(deps.connector.name);
+  await ensurePublication(outboxDb(deps.db), replication);
+  await ensureTopic(deps.kafka, heartbeatTopic(deps.connector.name));
+  await new ConnectApi(deps.connectUrl).putConfig(
+    deps.connector.name,
+    cdcConnectorConfig(deps.connector),
   );
 }
 
@@ -92,6 +113,21 @@ export async function removeCdcRelay<DB extends OutboxTables>(
   );
 }
 
+/**
+ * Our brokers create no topic on first use, and Connect would create any topic a connector
+ * writes to (a mistyped event topic too): the one topic the connector needs besides the events'
+ * is made here, with the broker's default replication.
+ */
+async function ensureTopic(kafka: Kafka, topic: string): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 async function ensurePublication(db: Kysely<OutboxTables>, publication: string): Promise<void> {
   const { rows } = await sql<{ exists: boolean }>`
     SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = ${publication}) AS exists
@@ -105,19 +141,4 @@ async function ensurePublication(db: Kysely<OutboxTables>, publication: string):
     // Another instance of the service created it at the same moment.
     if ((error as { code?: unknown }).code !== '42710') throw error;
   }
-}
-
-function isRunning(status: ConnectorStatus): boolean {
-  return (
-    status.connector.state === 'RUNNING' &&
-    status.tasks.length > 0 &&
-    status.tasks.every((task) => task.state === 'RUNNING')
-  );
-}
-
-/** The first lines of the trace of a failed connector or task; undefined when none failed. */
-function failure(status: ConnectorStatus): string | undefined {
-  const failed = [status.connector, ...status.tasks].find((part) => part.state === 'FAILED');
-  if (failed === undefined) return undefined;
-  return (failed.trace ?? 'no trace').split('\n').slice(0, 5).join('\n');
 }

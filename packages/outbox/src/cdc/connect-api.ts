@@ -36,6 +36,11 @@ export class ConnectApi {
     });
   }
 
+  /** Restarts the connector's failed parts (its failed tasks, or itself). */
+  async restartFailed(name: string): Promise<void> {
+    await this.#call('POST', `${connectorPath(name)}/restart?includeTasks=true&onlyFailed=true`);
+  }
+
   async pause(name: string): Promise<void> {
     await this.#call('PUT', `${connectorPath(name)}/pause`);
   }
@@ -70,4 +75,20 @@ export class ConnectApi {
 
 function connectorPath(name: string): string {
   return `/connectors/${encodeURIComponent(name)}`;
+}
+
+/** The connector and every one of its tasks run. */
+export function isConnectorRunning(status: ConnectorStatus): boolean {
+  return (
+    status.connector.state === 'RUNNING' &&
+    status.tasks.length > 0 &&
+    status.tasks.every((task) => task.state === 'RUNNING')
+  );
+}
+
+/** The first lines of the trace of a failed connector or task; undefined when none failed. */
+export function connectorFailure(status: ConnectorStatus): string | undefined {
+  const failed = [status.connector, ...status.tasks].find((part) => part.state === 'FAILED');
+  if (failed === undefined) return undefined;
+  return (failed.trace ?? 'no trace').split('\n').slice(0, 5).join('\n');
 }

@@ -29,6 +29,12 @@ export interface OutboxMetrics {
   readonly stalls: StallWatch;
   /** Groups whose Kafka lag `kafka_consumer_lag` reports; the consumers register themselves. */
   readonly consumerLag: ConsumerLag;
+  /** What the CDC relay's watch reports of its connector and replication slot. */
+  readonly cdc: {
+    readonly connectorRunning: Gauge<'connector'>;
+    readonly slotLagBytes: Gauge<'connector'>;
+    readonly slotLagSeconds: Gauge<'connector'>;
+  };
 }
 
 export interface OutboxMetricsOptions {
@@ -144,6 +150,26 @@ export function createOutboxMetrics<DB extends OutboxTables>(
     }),
     stalls,
     consumerLag,
+    cdc: {
+      connectorRunning: new Gauge({
+        name: 'outbox_cdc_connector_running',
+        help: 'Whether the CDC relay connector and all its tasks run in Kafka Connect (1) or not (0)',
+        labelNames: ['connector'],
+        registers,
+      }),
+      slotLagBytes: new Gauge({
+        name: 'outbox_cdc_slot_lag_bytes',
+        help: "WAL bytes the CDC relay's replication slot has not confirmed: PostgreSQL keeps them",
+        labelNames: ['connector'],
+        registers,
+      }),
+      slotLagSeconds: new Gauge({
+        name: 'outbox_cdc_slot_lag_seconds',
+        help: "Seconds since the WAL stood where the CDC relay's slot has confirmed (0 when caught up)",
+        labelNames: ['connector'],
+        registers,
+      }),
+    },
   };
   new Gauge({
     name: 'kafka_consumer_lag',

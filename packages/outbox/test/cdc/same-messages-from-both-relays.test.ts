@@ -37,6 +37,7 @@ beforeAll(async () => {
   topic = await createTopic(kafka, 'cdc-same', 3);
   cdc = {
     db: testDb.db,
+    kafka,
     connectUrl: stack().connectUrl,
     // A random name may start with `-` or a digit: the connector's name is ours, not a flag.
     connector: { name: `same-${randomUUID()}`, databaseUrl: testDb.url },

@@ -1,0 +1,124 @@
+import { sql } from 'kysely';
+import { backoffDelay, type BackoffOptions } from '../internal/backoff.ts';
+import { StateLog } from '../internal/state-log.ts';
+import { outboxDb } from '../internal/views.ts';
+import { Wakeup } from '../internal/wakeup.ts';
+import type { OutboxMetrics } from '../operations/metrics.ts';
+import type { OutboxTables } from '../schema/tables.ts';
+import type { Worker } from '../worker.ts';
+import { replicationName } from './cdc-connector-config.ts';
+import { configureCdcRelay, type CdcRelayDeps } from './cdc-relay.ts';
+import { ConnectApi, connectorFailure, isConnectorRunning } from './connect-api.ts';
+import { lsnBytes, WalTimeline } from './wal-position.ts';
+
+export interface CdcRelayWorkerDeps<DB extends OutboxTables> extends CdcRelayDeps<DB> {
+  readonly metrics?: OutboxMetrics;
+  readonly options?: {
+    /** How often the connector and its slot are looked at (default 2 s). */
+    readonly watchIntervalMs?: number;
+    readonly backoff?: BackoffOptions;
+  };
+}
+
+const DEFAULT_BACKOFF: BackoffOptions = Object.freeze({
+  initialMs: 500,
+  maxMs: 15_000,
+  multiplier: 2,
+});
+
+interface SlotState {
+  readonly current: string;
+  readonly confirmed: string | null;
+}
+
+/**
+ * The relay role in CDC mode. Kafka Connect publishes; this worker makes sure it does and shows
+ * how well: it registers the connector (retrying while Kafka Connect or PostgreSQL is down, and
+ * again if someone deleted it), restarts a failed task, and reports the connector's state and its
+ * replication slot's lag in bytes and seconds (`outbox_cdc_*` metrics). A slot that has WAL to
+ * confirm and confirms none for the stall limit makes the relay stalled, as a polling relay that
+ * publishes nothing is.
+ */
+export async function startCdcRelay<DB extends OutboxTables>(
+  deps: CdcRelayWorkerDeps<DB>,
+): Promise<Worker> {
+  const db = outboxDb(deps.db);
+  const connector = deps.connector.name;
+  const slot = replicationName(connector);
+  const api = new ConnectApi(deps.connectUrl);
+  const intervalMs = deps.options?.watchIntervalMs ?? 2000;
+  const backoff = deps.options?.backoff ?? DEFAULT_BACKOFF;
+  const state = new StateLog(deps.logger, { component: 'cdc-relay', connector });
+  const progress = deps.metrics?.stalls.reporter('outbox-relay');
+  const cdc = deps.metrics?.cdc;
+  const timeline = new WalTimeline();
+  const stopping = new Wakeup();
+  let running = true;
+  let registered = false;
+  let lastConfirmed: bigint | undefined;
+
+  const watchSlot = async (): Promise<void> => {
+    const { rows } = await sql<SlotState>`
+      SELECT pg_current_wal_lsn()::text AS current, confirmed_flush_lsn::text AS confirmed
+      FROM pg_replication_slots WHERE slot_name = ${slot}
+    `.execute(db);
+    const found = rows[0];
+    if (found === undefined || found.confirmed === null) return;
+    const now = Date.now();
+    const current = lsnBytes(found.current);
+    const confirmed = lsnBytes(found.confirmed);
+    timeline.sample(now, current);
+    const lagBytes = current > confirmed ? current - confirmed : 0n;
+    cdc?.slotLagBytes.set({ connector }, Number(lagBytes));
+    cdc?.slotLagSeconds.set({ connector }, timeline.secondsBehind(confirmed, now));
+    progress?.hasWork(lagBytes > 0n);
+    if (lastConfirmed !== undefined && confirmed > lastConfirmed) progress?.progressed();
+    lastConfirmed = confirmed;
+  };
+
+  const watchConnector = async (): Promise<void> => {
+    if (!registered) {
+      await configureCdcRelay(deps);
+      registered = true;
+    }
+    const status = await api.status(connector);
+    if (status === undefined) {
+      // Deleted behind our back: register it again on the next look.
+      registered = false;
+      cdc?.connectorRunning.set({ connector }, 0);
+      throw new Error(`connector ${connector} is not registered in Kafka Connect`);
+    }
+    const up = isConnectorRunning(status);
+    cdc?.connectorRunning.set({ connector }, up ? 1 : 0);
+    if (connectorFailure(status) !== undefined) {
+      await api.restartFailed(connector);
+      throw new Error(`connector ${connector} had a failed task; restarted it`);
+    }
+  };
+
+  const loop = async (): Promise<void> => {
+    while (running) {
+      try {
+        await watchConnector();
+        await watchSlot();
+        state.ok('CDC relay');
+        await stopping.wait(intervalMs);
+      } catch (error) {
+        state.failed('CDC relay', error);
+        progress?.failed(error);
+        await stopping.wait(backoffDelay(backoff, state.failures));
+      }
+    }
+  };
+  const done = loop();
+  deps.logger.info({ component: 'cdc-relay', connector, slot }, 'CDC relay watch started');
+  return {
+    async stop() {
+      running = false;
+      stopping.wake();
+      await done;
+      // The connector keeps publishing: it belongs to Kafka Connect, not to this process.
+      deps.logger.info({ component: 'cdc-relay', connector }, 'CDC relay watch stopped');
+    },
+  };
+}

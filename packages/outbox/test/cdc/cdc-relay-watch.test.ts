@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { pollUntil } from '@outbox-inbox/infra';
+import type { Kafka } from 'kafkajs';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  ConnectApi,
+  createOutboxMetrics,
+  enqueue,
+  removeCdcRelay,
+  startCdcRelay,
+  type CdcRelayWorkerDeps,
+  type OutboxMetrics,
+  type OutboxTables,
+} from '../../src/index.ts';
+import {
+  collectTopic,
+  createKafka,
+  createTopic,
+  recordingLogger,
+  stack,
+  useTestDb,
+} from '../support/harness.ts';
+
+const testDb = useTestDb('cdc_watch');
+let kafka: Kafka;
+let topic: string;
+let deps: CdcRelayWorkerDeps<OutboxTables>;
+let metrics: OutboxMetrics;
+let registry: Registry;
+
+beforeAll(async () => {
+  await stack().addServer('connect');
+  kafka = createKafka('cdc-watch');
+  topic = await createTopic(kafka, 'cdc-watch', 3);
+  registry = new Registry();
+  metrics = createOutboxMetrics(registry, testDb.db, { stallAfterMs: 4000 });
+  deps = {
+    db: testDb.db,
+    kafka,
+    connectUrl: stack().connectUrl,
+    connector: { name: `watch-${randomUUID()}`, databaseUrl: testDb.url },
+    logger: recordingLogger(),
+    metrics,
+    options: { watchIntervalMs: 250, backoff: { initialMs: 100, maxMs: 1000, multiplier: 2 } },
+  };
+}, 240_000);
+
+afterAll(async () => {
+  if (deps) await removeCdcRelay(deps);
+}, 60_000);
+
+/** The value of a `connector`-labelled gauge for our connector; undefined before it is set. */
+async function gauge(name: string): Promise<number | undefined> {
+  const metric = await registry.getSingleMetric(name)?.get();
+  return metric?.values.find((value) => value.labels['connector'] === deps.connector.name)?.value;
+}
+
+const relayStalled = () =>
+  metrics.stalls.workers().find((worker) => worker.worker === 'outbox-relay')?.stalled ?? false;
+
+async function enqueueOne(n: number): Promise<string> {
+  const { eventId } = await testDb.db.transaction().execute((trx) =>
+    enqueue(trx, {
+      eventType: 'Step',
+      aggregateType: 'order',
+      aggregateId: 'k',
+      topic,
+      partitionKey: 'k',
+      payload: { n },
+    }),
+  );
+  return eventId;
+}
+
+it('registers the connector, shows its slot lag, stalls while it is paused and re-registers it when deleted', async () => {
+  const collected = await collectTopic(kafka, topic);
+  const worker = await startCdcRelay(deps);
+  const api = new ConnectApi(deps.connectUrl);
+  try {
+    await pollUntil(async () => (await gauge('outbox_cdc_connector_running')) === 1, {
+      timeoutMs: 60_000,
+      description: 'the connector running',
+    });
+    const first = await enqueueOne(1);
+    await pollUntil(() => collected.messages.some((m) => m.eventId === first), {
+      timeoutMs: 30_000,
+      description: 'the first event on the topic',
+    });
+
+    // Paused, the connector confirms nothing: the slot keeps the WAL of what comes after.
+    await api.pause(deps.connector.name);
+    await pollUntil(async () => (await gauge('outbox_cdc_connector_running')) === 0, {
+      timeoutMs: 30_000,
+      description: 'the connector seen paused',
+    });
+    const whilePaused = await enqueueOne(2);
+    await pollUntil(async () => ((await gauge('outbox_cdc_slot_lag_bytes')) ?? 0) > 0, {
+      timeoutMs: 30_000,
+      description: 'slot lag in bytes',
+    });
+    await pollUntil(async () => ((await gauge('outbox_cdc_slot_lag_seconds')) ?? 0) >= 2, {
+      timeoutMs: 30_000,
+      description: 'slot lag in seconds',
+    });
+    await pollUntil(relayStalled, { timeoutMs: 30_000, description: 'the relay stalled' });
+    expect(collected.messages.some((m) => m.eventId === whilePaused)).toBe(false);
+
+    // Resumed: the event goes out, the stall ends, and the slot trails by no more than its
+    // heartbeats (5 s) and offset flushes (1 s) allow.
+    await api.resume(deps.connector.name);
+    await pollUntil(() => collected.messages.some((m) => m.eventId === whilePaused), {
+      timeoutMs: 30_000,
+      description: 'the event held while paused',
+    });
+    await pollUntil(() => !relayStalled(), { timeoutMs: 30_000, description: 'the stall over' });
+    await pollUntil(async () => ((await gauge('outbox_cdc_slot_lag_seconds')) ?? 99) < 10, {
+      timeoutMs: 30_000,
+      description: 'the slot caught up',
+    });
+
+    // Deleted behind the watch's back: registered again, and it publishes from its slot.
+    await api.remove(deps.connector.name);
+    await pollUntil(async () => (await api.status(deps.connector.name)) === undefined, {
+      timeoutMs: 30_000,
+      description: 'the connector gone',
+    });
+    const afterDelete = await enqueueOne(3);
+    await pollUntil(() => collected.messages.some((m) => m.eventId === afterDelete), {
+      timeoutMs: 60_000,
+      description: 'an event after the connector was registered again',
+    });
+    expect(await gauge('outbox_cdc_connector_running')).toBe(1);
+  } finally {
+    await worker.stop();
+    await collected.stop();
+  }
+}, 240_000);
