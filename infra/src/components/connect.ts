@@ -52,6 +52,9 @@ function workerProperties(options: { brokers: readonly string[]; port: number })
     'header.converter=org.apache.kafka.connect.storage.StringConverter',
     // How far back a killed worker restarts: events sent after the last flush are sent again.
     'offset.flush.interval.ms=1000',
+    // A group of one: a worker that died and started again gets its connectors back at once,
+    // not after the five minutes a cluster waits for a lost worker to return.
+    'scheduled.rebalance.max.delay.ms=0',
     '',
   ].join('\n');
 }

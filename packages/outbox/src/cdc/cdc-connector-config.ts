@@ -18,14 +18,18 @@ export function replicationName(connectorName: string): string {
   return `outbox_cdc_${cleaned}`.slice(0, 63);
 }
 
-/**
- * The topic the connector's heartbeats go to. A heartbeat lets the connector confirm WAL that
- * holds no outbox insert (other tables, other databases of the cluster), or its slot would keep
- * that WAL for as long as the outbox is quiet.
- */
+/** The topic the connector's heartbeat records go to. */
 export function heartbeatTopic(connectorName: string): string {
   return `__debezium-heartbeat.${replicationName(connectorName)}`;
 }
+
+/**
+ * A table the connector writes a row to on every heartbeat, in the publication beside
+ * `outbox_event`. The slot can only confirm WAL positions of changes it decodes; while the outbox
+ * is quiet and other tables (or other databases of the cluster) write WAL, the heartbeat row is
+ * what it decodes, so it confirms the WAL up to there and PostgreSQL may recycle it.
+ */
+export const CDC_HEARTBEAT_TABLE = 'outbox_cdc_heartbeat';
 
 /**
  * Debezium's PostgreSQL connector with its outbox event router, configured so that each
@@ -45,6 +49,7 @@ export function cdcConnectorConfig(spec: CdcConnectorSpec): Record<string, strin
   const replication = replicationName(spec.name);
   const database = decodeURIComponent(url.pathname.replace(/^\//, '')) || 'postgres';
   const table = 'public.outbox_event';
+  const heartbeats = `public.${CDC_HEARTBEAT_TABLE}`;
   const placement = [
     'event_id:header:event_id',
     'event_type:header:event_type',
@@ -66,13 +71,22 @@ export function cdcConnectorConfig(spec: CdcConnectorSpec): Record<string, strin
     'slot.name': replication,
     'publication.name': replication,
     'publication.autocreate.mode': 'disabled',
-    'table.include.list': table,
+    'table.include.list': `${table},${heartbeats}`,
     'snapshot.mode': 'initial',
     'snapshot.select.statement.overrides': table,
     [`snapshot.select.statement.overrides.${table}`]: `SELECT * FROM ${table} WHERE published_at IS NULL ORDER BY id`,
     'tombstones.on.delete': 'false',
     'heartbeat.interval.ms': '5000',
-    transforms: 'outbox,headers',
+    // One row at a time: the older ones go in the same statement (deletes are not published).
+    'heartbeat.action.query': `WITH gone AS (DELETE FROM ${heartbeats}) INSERT INTO ${heartbeats} (beat_at) VALUES (now())`,
+    // The heartbeat rows are decoded (that is their point) and dropped before the router.
+    transforms: 'dropHeartbeats,outbox,headers',
+    'transforms.dropHeartbeats.type': 'org.apache.kafka.connect.transforms.Filter',
+    'transforms.dropHeartbeats.predicate': 'isHeartbeat',
+    predicates: 'isHeartbeat',
+    'predicates.isHeartbeat.type':
+      'org.apache.kafka.connect.transforms.predicates.TopicNameMatches',
+    'predicates.isHeartbeat.pattern': `.*\\.${CDC_HEARTBEAT_TABLE}`,
     'transforms.outbox.type': 'io.debezium.transforms.outbox.EventRouter',
     'transforms.outbox.table.field.event.id': 'event_id',
     'transforms.outbox.table.field.event.key': 'partition_key',

@@ -6,6 +6,7 @@ import { outboxDb } from '../internal/views.ts';
 import type { Logger } from '../logger.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import {
+  CDC_HEARTBEAT_TABLE,
   cdcConnectorConfig,
   heartbeatTopic,
   replicationName,
@@ -33,7 +34,7 @@ const DEFAULT_RUNNING_TIMEOUT_MS = 60_000;
 
 /**
  * The CDC relay of one service database, instead of the polling one: creates the publication
- * (inserts of `outbox_event` only) and the connector's heartbeat topic, registers or updates the
+ * (inserts of `outbox_event` and of the heartbeat table only) and the connector's heartbeat topic, registers or updates the
  * Debezium connector, and waits until its task runs. Kafka Connect runs it from then on, also
  * after restarts; calling this again changes nothing that is already so.
  */
@@ -80,7 +81,8 @@ export async function configureCdcRelay<DB extends OutboxTables>(
 
 /**
  * Removes the CDC relay of a service database: the connector, then its replication slot (a slot
- * nobody reads keeps the WAL from being recycled, without bound) and its publication.
+ * nobody reads keeps the WAL from being recycled, without bound), its publication and its
+ * heartbeat table.
  */
 export async function removeCdcRelay<DB extends OutboxTables>(
   deps: CdcRelayDeps<DB>,
@@ -107,6 +109,7 @@ export async function removeCdcRelay<DB extends OutboxTables>(
     await sleep(250);
   }
   await sql`DROP PUBLICATION IF EXISTS ${sql.id(replication)}`.execute(db);
+  await sql`DROP TABLE IF EXISTS ${sql.id(CDC_HEARTBEAT_TABLE)}`.execute(db);
   deps.logger.info(
     { component: 'cdc-relay', connector: deps.connector.name },
     'CDC connector, slot and publication removed',
@@ -129,13 +132,20 @@ async function ensureTopic(kafka: Kafka, topic: string): Promise<void> {
 }
 
 async function ensurePublication(db: Kysely<OutboxTables>, publication: string): Promise<void> {
+  await sql`
+    CREATE TABLE IF NOT EXISTS ${sql.id(CDC_HEARTBEAT_TABLE)} (
+      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      beat_at timestamptz NOT NULL
+    )
+  `.execute(db);
   const { rows } = await sql<{ exists: boolean }>`
     SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = ${publication}) AS exists
   `.execute(db);
   if (rows[0]?.exists) return;
   try {
     await sql`
-      CREATE PUBLICATION ${sql.id(publication)} FOR TABLE outbox_event WITH (publish = 'insert')
+      CREATE PUBLICATION ${sql.id(publication)}
+        FOR TABLE outbox_event, ${sql.id(CDC_HEARTBEAT_TABLE)} WITH (publish = 'insert')
     `.execute(db);
   } catch (error) {
     // Another instance of the service created it at the same moment.

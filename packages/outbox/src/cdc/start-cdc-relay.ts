@@ -26,6 +26,9 @@ const DEFAULT_BACKOFF: BackoffOptions = Object.freeze({
   multiplier: 2,
 });
 
+/** How long a connector may be unknown to Connect after its config was written. */
+const REGISTRATION_GRACE_MS = 10_000;
+
 interface SlotState {
   readonly current: string;
   readonly confirmed: string | null;
@@ -54,7 +57,7 @@ export async function startCdcRelay<DB extends OutboxTables>(
   const timeline = new WalTimeline();
   const stopping = new Wakeup();
   let running = true;
-  let registered = false;
+  let registeredAt: number | undefined;
   let lastConfirmed: bigint | undefined;
 
   const watchSlot = async (): Promise<void> => {
@@ -77,14 +80,17 @@ export async function startCdcRelay<DB extends OutboxTables>(
   };
 
   const watchConnector = async (): Promise<void> => {
-    if (!registered) {
+    if (registeredAt === undefined) {
       await configureCdcRelay(deps);
-      registered = true;
+      registeredAt = Date.now();
     }
     const status = await api.status(connector);
     if (status === undefined) {
+      cdc?.connectorRunning.set({ connector }, 0);
+      // Connect answers 404 for a moment after the config is written.
+      if (Date.now() - registeredAt < REGISTRATION_GRACE_MS) return;
       // Deleted behind our back: register it again on the next look.
-      registered = false;
+      registeredAt = undefined;
       cdc?.connectorRunning.set({ connector }, 0);
       throw new Error(`connector ${connector} is not registered in Kafka Connect`);
     }
@@ -99,7 +105,11 @@ export async function startCdcRelay<DB extends OutboxTables>(
   const loop = async (): Promise<void> => {
     while (running) {
       try {
-        await watchConnector();
+        await watchConnector().catch((error: unknown) => {
+          // Kafka Connect not answering (or refusing) is a connector we cannot see running.
+          cdc?.connectorRunning.set({ connector }, 0);
+          throw error;
+        });
         await watchSlot();
         state.ok('CDC relay');
         await stopping.wait(intervalMs);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { pollUntil } from '@outbox-inbox/infra';
 import type { Kafka } from 'kafkajs';
+import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
@@ -8,6 +9,7 @@ import {
   createOutboxMetrics,
   enqueue,
   removeCdcRelay,
+  replicationName,
   startCdcRelay,
   type CdcRelayWorkerDeps,
   type OutboxMetrics,
@@ -21,6 +23,7 @@ import {
   stack,
   useTestDb,
 } from '../support/harness.ts';
+import { pauseConnector } from '../support/connect.ts';
 
 const testDb = useTestDb('cdc_watch');
 let kafka: Kafka;
@@ -73,7 +76,7 @@ async function enqueueOne(n: number): Promise<string> {
   return eventId;
 }
 
-it('registers the connector, shows its slot lag, stalls while it is paused and re-registers it when deleted', async () => {
+it('registers the connector, shows its slot lag, stalls while it is paused, confirms WAL of other tables, and re-registers it when deleted', async () => {
   const collected = await collectTopic(kafka, topic);
   const worker = await startCdcRelay(deps);
   const api = new ConnectApi(deps.connectUrl);
@@ -89,7 +92,7 @@ it('registers the connector, shows its slot lag, stalls while it is paused and r
     });
 
     // Paused, the connector confirms nothing: the slot keeps the WAL of what comes after.
-    await api.pause(deps.connector.name);
+    await pauseConnector(api, deps.connector.name);
     await pollUntil(async () => (await gauge('outbox_cdc_connector_running')) === 0, {
       timeoutMs: 30_000,
       description: 'the connector seen paused',
@@ -118,6 +121,27 @@ it('registers the connector, shows its slot lag, stalls while it is paused and r
       timeoutMs: 30_000,
       description: 'the slot caught up',
     });
+
+    // A quiet outbox while another table writes WAL: the heartbeat rows let the slot confirm
+    // past it, so PostgreSQL may recycle it.
+    await sql`CREATE TABLE busy (n int, filler text)`.execute(testDb.db);
+    await sql`INSERT INTO busy SELECT n, repeat('x', 500) FROM generate_series(1, 2000) n`.execute(
+      testDb.db,
+    );
+    const { rows } = await sql<{ position: string }>`
+      SELECT pg_current_wal_lsn()::text AS position
+    `.execute(testDb.db);
+    const written = rows[0]?.position ?? '';
+    await pollUntil(
+      async () => {
+        const confirmed = await sql<{ passed: boolean }>`
+          SELECT confirmed_flush_lsn >= ${written}::pg_lsn AS passed
+          FROM pg_replication_slots WHERE slot_name = ${replicationName(deps.connector.name)}
+        `.execute(testDb.db);
+        return confirmed.rows[0]?.passed === true;
+      },
+      { timeoutMs: 30_000, description: 'the slot confirming WAL of another table' },
+    );
 
     // Deleted behind the watch's back: registered again, and it publishes from its slot.
     await api.remove(deps.connector.name);
