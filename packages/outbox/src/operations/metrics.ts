@@ -42,6 +42,12 @@ export interface OutboxMetricsOptions {
   readonly stallAfterMs?: number;
   /** Caching and timeout of the consumer lag read on scrape. */
   readonly consumerLag?: Partial<ConsumerLagOptions>;
+  /**
+   * Who publishes the outbox. With `cdc` nothing marks rows published, so the unpublished
+   * gauges (`outbox_unpublished_events`, `outbox_oldest_unpublished_age_seconds`) would count
+   * every row: they are not exported, and the CDC relay's slot lag tells the backlog instead.
+   */
+  readonly outboxPublishedBy?: 'relay' | 'cdc';
 }
 
 interface Snapshot {
@@ -196,14 +202,20 @@ export function createOutboxMetrics<DB extends OutboxTables>(
       }
     },
   });
-  if (db !== undefined) registerBacklogGauges(registry, outboxDb(db));
+  if (db !== undefined) {
+    registerBacklogGauges(registry, outboxDb(db), options.outboxPublishedBy ?? 'relay');
+  }
   return metrics;
 }
 
 /** Longest a scrape waits for the backlog query before it answers with the last values. */
 const SNAPSHOT_TIMEOUT_MS = 2000;
 
-function registerBacklogGauges(registry: Registry, db: Kysely<OutboxTables>): void {
+function registerBacklogGauges(
+  registry: Registry,
+  db: Kysely<OutboxTables>,
+  publishedBy: 'relay' | 'cdc',
+): void {
   let last: Snapshot = {
     unpublished: 0,
     oldestUnpublishedAge: 0,
@@ -216,7 +228,7 @@ function registerBacklogGauges(registry: Registry, db: Kysely<OutboxTables>): vo
   // One query per scrape serves every gauge; concurrent collects share it.
   let pending: Promise<Snapshot> | undefined;
   const read = async (): Promise<Snapshot> => {
-    pending ??= readSnapshot(db)
+    pending ??= readSnapshot(db, publishedBy)
       .then((snapshot) => (last = snapshot))
       .catch(() => last)
       .finally(() => (pending = undefined));
@@ -241,12 +253,14 @@ function registerBacklogGauges(registry: Registry, db: Kysely<OutboxTables>): vo
       },
     });
   };
-  gauge('outbox_unpublished_events', 'Outbox rows not yet published', (s) => s.unpublished);
-  gauge(
-    'outbox_oldest_unpublished_age_seconds',
-    'Age of the oldest unpublished outbox row (0 when none)',
-    (s) => s.oldestUnpublishedAge,
-  );
+  if (publishedBy === 'relay') {
+    gauge('outbox_unpublished_events', 'Outbox rows not yet published', (s) => s.unpublished);
+    gauge(
+      'outbox_oldest_unpublished_age_seconds',
+      'Age of the oldest unpublished outbox row (0 when none)',
+      (s) => s.oldestUnpublishedAge,
+    );
+  }
   gauge(
     'inbox_backlog_events',
     'Inbox rows waiting to be processed (not dead)',
@@ -266,7 +280,20 @@ function registerBacklogGauges(registry: Registry, db: Kysely<OutboxTables>): vo
   );
 }
 
-async function readSnapshot(db: Kysely<OutboxTables>): Promise<Snapshot> {
+async function readSnapshot(
+  db: Kysely<OutboxTables>,
+  publishedBy: 'relay' | 'cdc',
+): Promise<Snapshot> {
+  // In CDC mode every row is "unpublished": counting them would scan the whole table.
+  const unpublished =
+    publishedBy === 'relay'
+      ? sql`(SELECT count(*) FROM outbox_event WHERE published_at IS NULL)`
+      : sql`0`;
+  const oldestUnpublished =
+    publishedBy === 'relay'
+      ? sql`(SELECT extract(epoch FROM now() - min(created_at))::float8
+           FROM outbox_event WHERE published_at IS NULL)`
+      : sql`NULL::float8`;
   const result = await sql<{
     unpublished: string;
     oldest_unpublished_age: number | null;
@@ -277,9 +304,8 @@ async function readSnapshot(db: Kysely<OutboxTables>): Promise<Snapshot> {
     outbox_failed: string;
   }>`
     SELECT
-      (SELECT count(*) FROM outbox_event WHERE published_at IS NULL) AS unpublished,
-      (SELECT extract(epoch FROM now() - min(created_at))::float8
-         FROM outbox_event WHERE published_at IS NULL) AS oldest_unpublished_age,
+      ${unpublished} AS unpublished,
+      ${oldestUnpublished} AS oldest_unpublished_age,
       (SELECT count(*) FROM inbox_event WHERE NOT processed AND dead_at IS NULL) AS inbox_backlog,
       (SELECT extract(epoch FROM now() - min(received_at))::float8
          FROM inbox_event WHERE NOT processed AND dead_at IS NULL) AS oldest_unprocessed_age,

@@ -18,6 +18,13 @@ export interface RetentionOptions {
   /** Published outbox rows published before this go. Keep them as long as you may replay. */
   readonly olderThan: RetentionWindow;
   /**
+   * Who publishes the outbox. `relay` (the default): the polling relay, which marks
+   * `published_at`; only marked rows go. `cdc`: Debezium reads the inserts from the WAL and marks
+   * nothing, so outbox rows go by age (`created_at` before `olderThan`). That loses no event: a
+   * row's insert stays in the WAL its replication slot keeps until the connector has sent it.
+   */
+  readonly outboxPublishedBy?: 'relay' | 'cdc';
+  /**
    * `processed_event` dedup rows older than this go; kept when absent. Keep them longer than
    * any redelivery can happen (Kafka retention, replays), or repeats will apply again.
    */
@@ -59,7 +66,7 @@ interface RetentionStep {
  * messages and the rows of the service's own `tables`, each older than its own window, in
  * bounded batches. Unpublished (FAILED included) outbox rows and unprocessed (or dead) inbox
  * rows are never touched: the conditions are on `published_at` / `processed`, not on age
- * alone. Throws INVALID_OPTIONS, deleting nothing, when the inbox window would be shorter
+ * alone (outbox rows published by CDC excepted: see `outboxPublishedBy`). Throws INVALID_OPTIONS, deleting nothing, when the inbox window would be shorter
  * than the `processed_event` window.
  */
 export async function runRetention<DB extends OutboxTables>(
@@ -114,7 +121,10 @@ function retentionPlan(options: RetentionOptions, now: number): RetentionStep[] 
   const steps: RetentionStep[] = [
     {
       table: 'outbox_event',
-      condition: sql`published_at IS NOT NULL AND published_at < ${cutoff}`,
+      condition:
+        options.outboxPublishedBy === 'cdc'
+          ? sql`created_at < ${cutoff}`
+          : sql`published_at IS NOT NULL AND published_at < ${cutoff}`,
       skipLocked: true,
     },
   ];
