@@ -17,8 +17,23 @@ describe('readServiceConfig', () => {
       consumerGroupId: 'order-service',
       stallAfterMs: 60_000,
       opsPort: undefined,
-      relay: { batchSize: 200, pollIntervalMs: 500, notify: true },
+      relay: { batchSize: 200, pollIntervalMs: 500, notify: true, mode: 'polling' },
     });
+  });
+
+  it('RELAY_MODE=cdc needs CONNECT_URL, and says so', () => {
+    const env = { DATABASE_URL: 'postgres://x/y', KAFKA_BROKERS: 'a:1', RELAY_MODE: 'cdc' };
+    expect(() => readServiceConfig(createEnvReader(env), defaults)).toThrow(
+      'CONNECT_URL is required',
+    );
+    const config = readServiceConfig(
+      createEnvReader({ ...env, CONNECT_URL: 'http://connect:8083' }),
+      defaults,
+    );
+    expect(config.relay).toMatchObject({ mode: 'cdc', connectUrl: 'http://connect:8083' });
+    expect(() =>
+      readServiceConfig(createEnvReader({ ...env, RELAY_MODE: 'debezium' }), defaults),
+    ).toThrow(/RELAY_MODE must be one of polling, cdc/);
   });
 
   it('requires KAFKA_BROKERS only when a role needs Kafka', () => {

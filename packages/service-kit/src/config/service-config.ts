@@ -1,7 +1,7 @@
 import { DEFAULT_STALL_AFTER_MS } from '@outbox-inbox/outbox';
 import { readRetentionConfig, type RetentionConfig } from '../retention/retention-config.ts';
 import { API_ROLE } from '../roles/roles.ts';
-import type { EnvReader } from './env-reader.ts';
+import { ConfigError, type EnvReader } from './env-reader.ts';
 
 /**
  * The settings every service reads the same way: database, Kafka, HTTP listener, logging and
@@ -27,7 +27,11 @@ export interface ServiceConfig {
     readonly pollIntervalMs: number;
     /** LISTEN for the NOTIFY issued at commit; false leaves the relay on polling alone. */
     readonly notify: boolean;
-  };
+  } & (
+    | { readonly mode: 'polling' }
+    /** Debezium on Kafka Connect publishes; the relay role registers and watches it. */
+    | { readonly mode: 'cdc'; readonly connectUrl: string }
+  );
   /** The retention role's schedule and windows. */
   readonly retention: RetentionConfig;
   /**
@@ -71,10 +75,24 @@ export function readServiceConfig(
         max: 60_000,
       }),
       notify: read.oneOf('RELAY_NOTIFY', ['true', 'false'], 'true') === 'true',
+      ...readRelayMode(read),
     }),
     retention: readRetentionConfig(read),
     otlpEndpoint: read.optionalUrl('OTEL_EXPORTER_OTLP_ENDPOINT', ['http', 'https']),
   };
+}
+
+/** RELAY_MODE, and CONNECT_URL, read whatever the mode (so it is listed) and required by `cdc`. */
+function readRelayMode(
+  read: EnvReader,
+): { readonly mode: 'polling' } | { readonly mode: 'cdc'; readonly connectUrl: string } {
+  const mode = read.oneOf('RELAY_MODE', ['polling', 'cdc'], 'polling');
+  const connectUrl = read.optionalUrl('CONNECT_URL', ['http', 'https']);
+  if (mode === 'polling') return { mode };
+  if (connectUrl === undefined) {
+    throw new ConfigError('CONNECT_URL', 'is required with RELAY_MODE=cdc');
+  }
+  return { mode, connectUrl };
 }
 
 /** Where a role process finds its database and Kafka, and where it listens. */

@@ -1,4 +1,5 @@
 import {
+  startCdcRelay,
   startRelay,
   type OutboxMetrics,
   type OutboxTables,
@@ -21,16 +22,34 @@ export interface ServiceRelayDeps<DB extends OutboxTables> {
 }
 
 /**
- * The `relay` role of any service: publishes its outbox with the shared RELAY_* settings, woken
+ * The `relay` role of any service. With RELAY_MODE=polling (the default) it publishes its outbox with the shared RELAY_* settings, woken
  * by NOTIFY on its own connection, under the client id `<KAFKA_CLIENT_ID>-relay`. Which topics
  * it publishes to is decided by the rows the service enqueues, not here. Its producer never asks
  * the broker to create a topic: the service's migrate provisions them as the contracts declare,
  * and a row for any other topic is set aside (FAILED) where an operator sees it.
+ *
+ * With RELAY_MODE=cdc, Debezium on Kafka Connect publishes instead, through a connector named
+ * `<KAFKA_CLIENT_ID>-outbox` with its own slot; the role registers it and reports its state and
+ * slot lag (see startCdcRelay).
  */
 export async function startServiceRelay<DB extends OutboxTables>(
   deps: ServiceRelayDeps<DB>,
 ): Promise<Worker> {
   const logger = deps.logger.child({ role: 'relay' });
+  const { relay } = deps.config;
+  if (relay.mode === 'cdc') {
+    return startCdcRelay({
+      db: deps.db,
+      kafka: deps.kafka,
+      connectUrl: relay.connectUrl,
+      connector: {
+        name: `${deps.config.kafkaClientId}-outbox`,
+        databaseUrl: deps.config.databaseUrl,
+      },
+      logger,
+      metrics: deps.metrics,
+    });
+  }
   return startRelay({
     db: deps.db,
     kafka: deps.kafka,
@@ -38,9 +57,9 @@ export async function startServiceRelay<DB extends OutboxTables>(
     metrics: deps.metrics,
     listen: { connectionString: deps.config.databaseUrl },
     options: {
-      batchSize: deps.config.relay.batchSize,
-      pollIntervalMs: deps.config.relay.pollIntervalMs,
-      notify: deps.config.relay.notify,
+      batchSize: relay.batchSize,
+      pollIntervalMs: relay.pollIntervalMs,
+      notify: relay.notify,
       clientId: `${deps.config.kafkaClientId}-relay`,
       allowAutoTopicCreation: false,
       hooks: deps.hooks ?? {},

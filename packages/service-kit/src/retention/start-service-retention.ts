@@ -22,7 +22,8 @@ export interface ServiceRetentionDeps<DB extends OutboxTables> {
 /**
  * The `retention` role of any service: the library's retention job with the RETENTION_*
  * windows, every RETENTION_INTERVAL_SECONDS, under the retention lock (one instance at a
- * time), reporting `outbox_retention_*` metrics in the process's registry.
+ * time), reporting `outbox_retention_*` metrics in the process's registry. With RELAY_MODE=cdc
+ * outbox rows go by age: nothing marks them published.
  */
 export async function startServiceRetention<DB extends OutboxTables>(
   deps: ServiceRetentionDeps<DB>,
@@ -35,6 +36,7 @@ export async function startServiceRetention<DB extends OutboxTables>(
     intervalMs: retention.intervalMs,
     retention: {
       olderThan: retention.outboxWindowMs,
+      outboxPublishedBy: deps.config.relay.mode === 'cdc' ? 'cdc' : 'relay',
       processedEventsOlderThan: retention.processedEventWindowMs,
       inboxOlderThan: retention.inboxWindowMs,
       parkedOlderThan: retention.parkedWindowMs,

@@ -51,7 +51,10 @@ export async function startServiceProcess<DB extends OutboxTables>(options: {
   });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const metrics = createOutboxMetrics(registry, db, { stallAfterMs: config.stallAfterMs });
+  const metrics = createOutboxMetrics(registry, db, {
+    stallAfterMs: config.stallAfterMs,
+    outboxPublishedBy: config.relay.mode === 'cdc' ? 'cdc' : 'relay',
+  });
   const kafka = options.needsKafka
     ? createKafka({ clientId: config.kafkaClientId, brokers: config.kafkaBrokers, logger })
     : undefined;
