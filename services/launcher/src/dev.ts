@@ -6,6 +6,9 @@
  *
  * `pnpm dev --logs [role…]`: then follows the roles' logs, readable, all of them or the roles
  * named (`order-relay`, or `payment` for every payment role).
+ *
+ * `RELAY_MODE=cdc pnpm dev`: Kafka Connect with Debezium publishes the outboxes instead of the
+ * polling relays; the relay roles register the connectors and report their slots' lag.
  */
 import { parseArgs } from 'node:util';
 import { InfraError, Stack, devPorts, untilStopSignal } from '@outbox-inbox/infra';
@@ -37,18 +40,35 @@ function rolesOrExit(names: readonly string[]): string[] {
 }
 
 const name = process.env['STACK_NAME'] ?? 'dev';
+const relayMode = process.env['RELAY_MODE'] ?? 'polling';
+if (relayMode !== 'polling' && relayMode !== 'cdc') {
+  console.error(`error: RELAY_MODE must be polling or cdc (got "${relayMode}")`);
+  process.exit(1);
+}
 const started = Date.now();
 const reaped = await Stack.reapOrphans();
 if (reaped.length > 0) console.log(`stopped leftovers of crashed runs: ${reaped.join(', ')}`);
-console.log('starting PostgreSQL and Kafka (the first run resolves Kafka from Maven Central)…');
+console.log(
+  relayMode === 'cdc'
+    ? 'starting PostgreSQL, Kafka and Kafka Connect (the first run resolves their jars from Maven Central)…'
+    : 'starting PostgreSQL and Kafka (the first run resolves Kafka from Maven Central)…',
+);
 
 let stack: Stack | undefined;
 try {
-  stack = await Stack.up({ name, ports: devPorts() });
+  stack = await Stack.up({
+    name,
+    ports: devPorts(),
+    servers: relayMode === 'cdc' ? ['postgres', 'kafka', 'connect'] : ['postgres', 'kafka'],
+  });
   console.log('migrating the databases and starting the services…');
   const running = await startServices(stack, {
-    // A little simulated gateway latency, so a burst visibly queues in the payment inbox.
-    settings: { PAYMENT_LATENCY_MS: process.env['PAYMENT_LATENCY_MS'] ?? '20' },
+    settings: {
+      // A little simulated gateway latency, so a burst visibly queues in the payment inbox.
+      PAYMENT_LATENCY_MS: process.env['PAYMENT_LATENCY_MS'] ?? '20',
+      RELAY_MODE: relayMode,
+      ...(relayMode === 'cdc' ? { CONNECT_URL: stack.connectUrl } : {}),
+    },
   });
   const orders = running.of(orderService);
   const payments = running.of(paymentService);
@@ -69,7 +89,7 @@ The system is up (${seconds} s).
   metrics          ${orders.apiUrl}/metrics, ${payments.apiUrl}/metrics
   PostgreSQL       ${orders.databaseUrl}
                    ${payments.databaseUrl}
-  Kafka            ${stack.kafkaBrokers.join(',')}
+  Kafka            ${stack.kafkaBrokers.join(',')}${relayMode === 'cdc' ? `\n  Kafka Connect    ${stack.connectUrl}/connectors    (RELAY_MODE=cdc: Debezium publishes the outboxes)` : ''}
 
 Try it:
   curl -s -X POST ${orders.apiUrl}/orders -H 'content-type: application/json' \\

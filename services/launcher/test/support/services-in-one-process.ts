@@ -18,6 +18,7 @@ import {
   type PaymentDatabase,
   type RunningPaymentService,
 } from '@outbox-inbox/payment-service';
+import { removeCdcRelay, type OutboxTables } from '@outbox-inbox/outbox';
 import { createDatabase } from '@outbox-inbox/service-kit';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Kysely } from 'kysely';
@@ -42,10 +43,16 @@ export interface InProcessSystem {
  * through the same env parsing as `main.ts`, on fresh databases of the run's stack.
  */
 export async function startServicesInOneProcess(
-  options: { readonly logger?: Logger } = {},
+  options: {
+    readonly logger?: Logger;
+    /** `cdc`: Kafka Connect (added to the stack) publishes both outboxes, not the relays. */
+    readonly relayMode?: 'polling' | 'cdc';
+  } = {},
 ): Promise<InProcessSystem> {
   const stack = Stack.open(inject('stackName'));
   const suffix = randomUUID().slice(0, 8);
+  const cdc = options.relayMode === 'cdc';
+  if (cdc) await stack.addServer('connect');
   const orderUrl = await stack.createDatabase(`flow_orders_${suffix}`);
   const paymentUrl = await stack.createDatabase(`flow_payments_${suffix}`);
   const logger = options.logger ?? pino({ level: process.env['FLOW_LOG_LEVEL'] ?? 'error' });
@@ -66,10 +73,17 @@ export async function startServicesInOneProcess(
     PORT: '0',
     LOG_LEVEL: process.env['FLOW_LOG_LEVEL'] ?? 'error',
     RELAY_POLL_INTERVAL_MS: '200',
+    ...(cdc ? { RELAY_MODE: 'cdc', CONNECT_URL: stack.connectUrl } : {}),
   };
   const orders = await startOrderService({
     config: parseOrderConfig(
-      { ...common, DATABASE_URL: orderUrl, CONSUMER_GROUP_ID: `flow-orders-${suffix}` },
+      {
+        ...common,
+        DATABASE_URL: orderUrl,
+        CONSUMER_GROUP_ID: `flow-orders-${suffix}`,
+        // Names the CDC connector: one per system on the shared stack.
+        KAFKA_CLIENT_ID: `flow-orders-${suffix}`,
+      },
       { needsKafka: true },
     ),
     roles: orderRoles,
@@ -82,6 +96,7 @@ export async function startServicesInOneProcess(
         DATABASE_URL: paymentUrl,
         // Each service is its own consumer group (a shared group would split the topics).
         CONSUMER_GROUP_ID: `flow-payments-${suffix}`,
+        KAFKA_CLIENT_ID: `flow-payments-${suffix}`,
         PAYMENT_AMOUNT_LIMIT: String(paymentAmountLimit),
         PROCESSOR_CONCURRENCY: '4',
       },
@@ -103,6 +118,20 @@ export async function startServicesInOneProcess(
     async stop() {
       await orders.stop();
       await payments.stop();
+      if (cdc) {
+        // The connectors outlive the services (they are Kafka Connect's); their slots would
+        // keep WAL for the rest of the run.
+        const remove = <DB extends OutboxTables>(db: Kysely<DB>, url: string, clientId: string) =>
+          removeCdcRelay({
+            db,
+            kafka,
+            connectUrl: stack.connectUrl,
+            connector: { name: `${clientId}-outbox`, databaseUrl: url },
+            logger,
+          });
+        await remove(orderDb, orderUrl, `flow-orders-${suffix}`);
+        await remove(paymentDb, paymentUrl, `flow-payments-${suffix}`);
+      }
       await orderDb.destroy();
       await paymentDb.destroy();
     },
