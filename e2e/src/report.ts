@@ -11,7 +11,8 @@ export interface ScenarioCounts {
   readonly duplicatesDelivered: number;
   readonly duplicatesDroppedByInbox: number;
   readonly duplicatesDroppedByDedup: number;
-  readonly largestBacklog: number;
+  /** Unpublished outbox rows at most; null in CDC mode, where no row is marked published. */
+  readonly largestBacklog: number | null;
   readonly drainSeconds: number;
   /**
    * Seconds from the last fault (the last one the scenario noted or a process injected) to

@@ -50,7 +50,14 @@ export interface SystemOptions {
   readonly settings?: Readonly<Record<string, string>>;
   /** Kafka nodes: one (`kafka`) unless given; three for the cluster scenarios (`kafka-1` …). */
   readonly kafkaBrokers?: number;
+  /**
+   * Who publishes the outboxes: the services' relay roles (`polling`, the default), or Debezium
+   * on Kafka Connect (`cdc`: the stack runs Connect, the relay roles register and watch it).
+   */
+  readonly relayMode?: RelayMode;
 }
+
+export type RelayMode = 'polling' | 'cdc';
 
 /** A role process of the system under test, and where it serves /health and /metrics. */
 export interface SystemProcess extends RoleProcess {
@@ -65,6 +72,7 @@ export interface System {
   readonly orderDb: pg.Pool;
   readonly paymentDb: pg.Pool;
   readonly roles: readonly SystemProcess[];
+  readonly relayMode: RelayMode;
   /** Where role processes record the deaths they inject (see faults/fault-hooks.ts). */
   readonly faultLog: string;
   /** Stops every process and server; `keepLogs` leaves the stack's folder for a post-mortem. */
@@ -124,6 +132,7 @@ async function startRoles(
   stack: Stack,
   options: SystemOptions & { databaseUrls: Record<string, string>; faultLog: string },
 ): Promise<SystemProcess[]> {
+  const cdc = options.relayMode === 'cdc';
   const roles: SystemProcess[] = [];
   for (const process of roleProcesses(options.instances)) {
     roles.push({ ...process, port: await findFreePort() });
@@ -139,6 +148,7 @@ async function startRoles(
             PAYMENT_AMOUNT_LIMIT: String(paymentLimit),
             RELAY_POLL_INTERVAL_MS: '200',
             ...retentionSettings,
+            ...(cdc ? { RELAY_MODE: 'cdc', CONNECT_URL: stack.connectUrl } : {}),
             ...options.settings,
           },
           command: faultCommand(process, options.faults ?? {}, options.faultLog),
@@ -153,15 +163,17 @@ async function startRoles(
 }
 
 /**
- * Starts PostgreSQL and Kafka, migrates both databases and provisions the topics, then starts
+ * Starts PostgreSQL and Kafka (and Kafka Connect in CDC mode), migrates both databases and provisions the topics, then starts
  * every role of both services as its own process, registered in the stack so a test (or a person
  * with `pnpm stack kill <component>`) can SIGKILL exactly one of them.
  */
 export async function startSystem(options: SystemOptions): Promise<System> {
   const kafkaBrokers = options.kafkaBrokers ?? 1;
+  const relayMode = options.relayMode ?? 'polling';
   const stack = await Stack.up({
     name: options.name,
     kafkaBrokers,
+    servers: relayMode === 'cdc' ? ['postgres', 'kafka', 'connect'] : ['postgres', 'kafka'],
     // A cluster's nodes keep the stack's smaller default heap each.
     ...(kafkaBrokers === 1 ? { kafkaHeapMb: 512 } : {}),
     env: { ...process.env, STACK_PROVIDER: 'local' },
@@ -180,6 +192,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     orderDb,
     paymentDb,
     roles,
+    relayMode,
     faultLog,
     async down(options = {}) {
       await Promise.all([orderDb.end(), paymentDb.end()]);

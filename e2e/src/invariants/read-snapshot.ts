@@ -107,6 +107,14 @@ export async function readSnapshot(system: System, load: LoadResult): Promise<Sy
     ),
   ]);
   const brokers = system.stack.kafkaBrokers;
+  const orderTopic = await readWholeTopic(brokers, topics.orderEvents);
+  const paymentTopic = await readWholeTopic(brokers, topics.paymentEvents);
+  // CDC marks no row published: a row is published when its event is on its topic.
+  const published = (rows: OutboxEntry[], topic: readonly { eventId: string }[]) => {
+    if (system.relayMode !== 'cdc') return rows;
+    const onTopic = new Set(topic.map((message) => message.eventId));
+    return rows.map((row) => ({ ...row, published: onTopic.has(row.eventId) }));
+  };
   return {
     accepted: [...load.accepted.values()],
     orders: orders.map((row) => ({
@@ -115,8 +123,8 @@ export async function readSnapshot(system: System, load: LoadResult): Promise<Sy
       paymentStatus: row.payment_status,
     })),
     payments: payments.map((row) => ({ orderId: row.order_id, status: row.status })),
-    orderOutbox: await outbox(system.orderDb),
-    paymentOutbox: await outbox(system.paymentDb),
+    orderOutbox: published(await outbox(system.orderDb), orderTopic),
+    paymentOutbox: published(await outbox(system.paymentDb), paymentTopic),
     inbox: inbox.map((row) => ({
       eventId: row.event_id,
       partitionKey: row.partition_key,
@@ -129,8 +137,8 @@ export async function readSnapshot(system: System, load: LoadResult): Promise<Sy
       ...(await parked(system.orderDb, 'orders')),
       ...(await parked(system.paymentDb, 'payments')),
     ],
-    orderTopic: await readWholeTopic(brokers, topics.orderEvents),
-    paymentTopic: await readWholeTopic(brokers, topics.paymentEvents),
+    orderTopic,
+    paymentTopic,
     retentionRuns: await retentionRuns(system),
   };
 }

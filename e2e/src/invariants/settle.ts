@@ -1,6 +1,7 @@
 import { pollUntil } from '@outbox-inbox/infra';
 import type { LoadResult } from '../load-generator.ts';
 import type { System } from '../system.ts';
+import { CdcSlotMarks } from './cdc-slots.ts';
 
 type Pool = System['orderDb'];
 
@@ -13,17 +14,17 @@ async function count(pool: Pool, query: string): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-/** What must be true once the system has settled; each entry is what is missing. */
-async function unsettled(system: System, load: LoadResult): Promise<string[]> {
+/**
+ * What must be true once the system has settled; each entry is what is missing. In CDC mode the
+ * outboxes are drained when their slots confirmed the WAL position of the first poll at which
+ * everything else was settled (no event is written after that).
+ */
+async function unsettled(system: System, load: LoadResult, slots: CdcSlotMarks): Promise<string[]> {
   const waiting: string[] = [];
-  const orderBacklog = await count(
-    system.orderDb,
-    'SELECT count(*) AS n FROM outbox_event WHERE published_at IS NULL',
-  );
-  const paymentBacklog = await count(
-    system.paymentDb,
-    'SELECT count(*) AS n FROM outbox_event WHERE published_at IS NULL',
-  );
+  const cdc = system.relayMode === 'cdc';
+  const unpublished = 'SELECT count(*) AS n FROM outbox_event WHERE published_at IS NULL';
+  const orderBacklog = cdc ? 0 : await count(system.orderDb, unpublished);
+  const paymentBacklog = cdc ? 0 : await count(system.paymentDb, unpublished);
   const inboxBacklog = await count(
     system.paymentDb,
     'SELECT count(*) AS n FROM inbox_event WHERE NOT processed AND dead_at IS NULL',
@@ -38,7 +39,21 @@ async function unsettled(system: System, load: LoadResult): Promise<string[]> {
   );
   if (open > 0) waiting.push(`${open} orders not final`);
   if (load.accepted.size === 0) waiting.push('no order accepted');
-  return waiting;
+  if (!cdc) return waiting;
+  if (waiting.length > 0) {
+    slots.forget();
+    return waiting;
+  }
+  if (!slots.marked) {
+    await slots.mark([system.orderDb, system.paymentDb]);
+    return ['the CDC slots to confirm what was written'];
+  }
+  return slots.behind(
+    new Map([
+      [system.orderDb, 'order'],
+      [system.paymentDb, 'payment'],
+    ]),
+  );
 }
 
 /**
@@ -89,11 +104,12 @@ export async function waitUntilSettled(
   const lastFaultAt = (): number => Math.max(started, options.lastFaultAt?.() ?? started);
   const timeoutMs = options.timeoutMs ?? 180_000;
   let last: string[] = [];
+  const slots = new CdcSlotMarks();
   let outcome: 'settled' | 'overdue';
   try {
     outcome = await pollUntil(
       async () => {
-        last = await unsettled(system, load);
+        last = await unsettled(system, load, slots);
         if (last.length === 0) return 'settled' as const;
         return Date.now() - lastFaultAt() > boundMs ? ('overdue' as const) : false;
       },
