@@ -242,6 +242,15 @@ describe('the invariants', () => {
     expect(violations).toContainEqual('1 outbox rows unpublished');
   });
 
+  it('name why the first dead inbox row died, first of all', () => {
+    const snapshot = healthy(stories);
+    const [first] = snapshot.inbox;
+    if (!first) throw new Error('no inbox');
+    const error = 'duplicate key value violates unique constraint "payments_order_id_key"';
+    snapshot.inbox[0] = { ...first, dead: true, processed: false, lastError: error };
+    expect(check(snapshot)[0]).toBe(`1 dead inbox rows, expected 0 (last error: ${error})`);
+  });
+
   it('see a duplicate storm beyond the redelivery limit, but not the copies a scenario injected', () => {
     const snapshot = healthy(stories);
     const first = snapshot.orderTopic[0];

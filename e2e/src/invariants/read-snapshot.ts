@@ -101,9 +101,15 @@ export async function readSnapshot(system: System, load: LoadResult): Promise<Sy
       system.paymentDb,
       'SELECT order_id, status FROM payments',
     ),
-    rows<{ event_id: string; partition_key: string; processed: boolean; dead: boolean }>(
+    rows<{
+      event_id: string;
+      partition_key: string;
+      processed: boolean;
+      dead: boolean;
+      last_error: string | null;
+    }>(
       system.paymentDb,
-      'SELECT event_id, partition_key, processed, dead_at IS NOT NULL AS dead FROM inbox_event',
+      'SELECT event_id, partition_key, processed, dead_at IS NOT NULL AS dead, last_error FROM inbox_event',
     ),
   ]);
   const brokers = system.stack.kafkaBrokers;
@@ -130,6 +136,7 @@ export async function readSnapshot(system: System, load: LoadResult): Promise<Sy
       partitionKey: row.partition_key,
       processed: row.processed,
       dead: row.dead,
+      lastError: row.last_error ?? undefined,
     })),
     orderHistory: await applications(system.orderDb, 'order_history'),
     paymentHistory: await applications(system.paymentDb, 'payment_history'),

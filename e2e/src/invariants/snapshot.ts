@@ -51,6 +51,8 @@ export interface SystemSnapshot {
     readonly partitionKey: string;
     readonly processed: boolean;
     readonly dead: boolean;
+    /** The handler's last error, for a row that failed (a dead one: why it went dead). */
+    readonly lastError?: string | undefined;
   }[];
   /** order-service's applications of payment events, in seq order. */
   readonly orderHistory: readonly Application[];
