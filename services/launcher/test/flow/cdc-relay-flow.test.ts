@@ -1,27 +1,21 @@
-import { pollUntil } from '@outbox-inbox/infra';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   startServicesInOneProcess,
   type InProcessSystem,
 } from '../support/services-in-one-process.ts';
+import {
+  finalStateOf,
+  planOrders,
+  postToOrders,
+  waitUntilOrdersFinal,
+} from '../support/order-plan.ts';
 
 let system: InProcessSystem;
 beforeAll(async () => {
   system = await startServicesInOneProcess({ relayMode: 'cdc' });
 }, 240_000);
 afterAll(async () => system?.stop(), 90_000);
-
-async function post(path: string, body?: unknown): Promise<{ id: string }> {
-  const response = await fetch(`${system.orders.url}${path}`, {
-    method: 'POST',
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  expect(response.status).toBeLessThan(300);
-  return (await response.json()) as { id: string };
-}
 
 /** The values of a connector-labelled gauge in a service's /metrics (none when absent). */
 async function connectorGauge(baseUrl: string | undefined, name: string): Promise<number[]> {
@@ -35,51 +29,22 @@ async function connectorGauge(baseUrl: string | undefined, name: string): Promis
 describe('RELAY_MODE=cdc: Debezium on Kafka Connect publishes both outboxes', () => {
   it('settles orders end to end (paid, declined, cancelled); no relay marked a row published', async () => {
     const limit = system.paymentAmountLimit;
-    const plan = Array.from({ length: 40 }, (_, i) => ({
-      amount: i % 10 === 0 ? limit + 1 + i : 100 + i,
-      cancel: i % 7 === 0,
-    }));
+    const plan = planOrders(40, limit);
     const ids: string[] = [];
     for (const [i, p] of plan.entries()) {
-      const order = await post('/orders', {
+      const order = await postToOrders(system, '/orders', {
         customerId: `cdc-${i}`,
         amount: p.amount,
         currency: 'EUR',
       });
-      if (p.cancel) await post(`/orders/${order.id}/cancel`);
+      if (p.cancel) await postToOrders(system, `/orders/${order.id}/cancel`);
       ids.push(order.id);
     }
 
-    const settled = await pollUntil(
-      async () => {
-        const rows = await system.orderDb
-          .selectFrom('orders')
-          .select(['id', 'status', 'payment_status'])
-          .where('id', 'in', ids)
-          .where((eb) =>
-            eb.or([
-              eb('status', 'in', ['PAID', 'PAYMENT_FAILED']),
-              eb.and([
-                eb('status', '=', 'CANCELLED'),
-                eb('payment_status', 'in', ['FAILED', 'REFUNDED']),
-              ]),
-            ]),
-          )
-          .execute();
-        return rows.length === ids.length ? rows : undefined;
-      },
-      { timeoutMs: 120_000, intervalMs: 500, description: 'all 40 orders settled via CDC' },
-    );
+    const settled = await waitUntilOrdersFinal(system, ids, 120_000);
     const byId = new Map(settled.map((row) => [row.id, row]));
     plan.forEach((p, i) => {
-      const declined = p.amount > limit;
-      const expected = p.cancel
-        ? { status: 'CANCELLED', payment_status: declined ? 'FAILED' : 'REFUNDED' }
-        : {
-            status: declined ? 'PAYMENT_FAILED' : 'PAID',
-            payment_status: declined ? 'FAILED' : 'PAID',
-          };
-      expect(byId.get(ids[i] ?? ''), `order ${i}`).toMatchObject(expected);
+      expect(byId.get(ids[i] ?? ''), `order ${i}`).toMatchObject(finalStateOf(p, limit));
     });
     const payments = await system.paymentDb
       .selectFrom('payments')

@@ -1,10 +1,15 @@
-import { pollUntil } from '@outbox-inbox/infra';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   startServicesInOneProcess,
   type InProcessSystem,
 } from '../support/services-in-one-process.ts';
+import {
+  finalStateOf,
+  planOrders,
+  postToOrders,
+  waitUntilOrdersFinal,
+} from '../support/order-plan.ts';
 
 let system: InProcessSystem;
 beforeAll(async () => {
@@ -12,83 +17,31 @@ beforeAll(async () => {
 });
 afterAll(async () => system?.stop());
 
-interface Planned {
-  readonly amount: number;
-  readonly cancel: boolean;
-}
-
-async function post(path: string, body?: unknown): Promise<{ id: string; status: string }> {
-  const response = await fetch(`${system.orders.url}${path}`, {
-    method: 'POST',
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  expect(response.status).toBeLessThan(300);
-  return (await response.json()) as { id: string; status: string };
-}
-
 describe('order → payment → order status, over real PostgreSQL and Kafka', () => {
   it('settles 200 orders: paid, declined, cancelled and refunded; one payment each', async () => {
     const limit = system.paymentAmountLimit;
-    // Every 10th order is above the payment limit (declined); every 7th is cancelled at once,
-    // so its OrderCancelled follows its OrderCreated on the same key.
-    const plan: Planned[] = Array.from({ length: 200 }, (_, i) => ({
-      amount: i % 10 === 0 ? limit + 1 + i : 100 + i,
-      cancel: i % 7 === 0,
-    }));
+    const plan = planOrders(200, limit);
     const ids: string[] = [];
     for (let start = 0; start < plan.length; start += 20) {
       const chunk = plan.slice(start, start + 20);
       const created = await Promise.all(
         chunk.map(async (p, j) => {
-          const order = await post('/orders', {
+          const order = await postToOrders(system, '/orders', {
             customerId: `flow-${start + j}`,
             amount: p.amount,
             currency: 'EUR',
           });
-          if (p.cancel) await post(`/orders/${order.id}/cancel`);
+          if (p.cancel) await postToOrders(system, `/orders/${order.id}/cancel`);
           return order.id;
         }),
       );
       ids.push(...created);
     }
 
-    const settled = await pollUntil(
-      async () => {
-        const rows = await system.orderDb
-          .selectFrom('orders')
-          .select(['id', 'status', 'payment_status'])
-          .where('id', 'in', ids)
-          .where((eb) =>
-            eb.or([
-              eb('status', 'in', ['PAID', 'PAYMENT_FAILED']),
-              eb.and([
-                eb('status', '=', 'CANCELLED'),
-                eb('payment_status', 'in', ['FAILED', 'REFUNDED']),
-              ]),
-            ]),
-          )
-          .execute();
-        return rows.length === ids.length ? rows : undefined;
-      },
-      {
-        timeoutMs: 150_000,
-        intervalMs: 500,
-        description: 'all 200 orders to reach their final status',
-      },
-    );
-
+    const settled = await waitUntilOrdersFinal(system, ids, 150_000);
     const byId = new Map(settled.map((row) => [row.id, row]));
     plan.forEach((p, i) => {
-      const declined = p.amount > limit;
-      const expected = p.cancel
-        ? { status: 'CANCELLED', payment_status: declined ? 'FAILED' : 'REFUNDED' }
-        : {
-            status: declined ? 'PAYMENT_FAILED' : 'PAID',
-            payment_status: declined ? 'FAILED' : 'PAID',
-          };
-      expect(byId.get(ids[i] ?? ''), `order ${i}`).toMatchObject(expected);
+      expect(byId.get(ids[i] ?? ''), `order ${i}`).toMatchObject(finalStateOf(p, limit));
     });
 
     const payments = await system.paymentDb
