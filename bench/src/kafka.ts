@@ -58,3 +58,12 @@ export async function freshTopics(kafka: Kafka, specs: readonly TopicSpec[]): Pr
     await admin.disconnect();
   }
 }
+
+/** How many records a topic holds: the sum of its partitions' end offsets (nothing is deleted). */
+export async function topicRecordCount(
+  admin: ReturnType<Kafka['admin']>,
+  topic: string,
+): Promise<number> {
+  const offsets = await admin.fetchTopicOffsets(topic);
+  return offsets.reduce((sum, partition) => sum + Number(partition.high), 0);
+}

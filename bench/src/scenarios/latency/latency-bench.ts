@@ -30,7 +30,7 @@ export interface LatencyBench {
 }
 
 /** Reads order.events from the bench process, noting each order's append time. */
-async function startAppendReader(ctx: BenchContext, appendedAt: Map<string, number>) {
+export async function startAppendReader(ctx: BenchContext, appendedAt: Map<string, number>) {
   const consumer = ctx.kafka.consumer({
     groupId: `bench-latency-${Date.now()}`,
     maxWaitTimeInMs: 50,
