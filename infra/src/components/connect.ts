@@ -1,10 +1,22 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ConnectRecord } from '../component-record.ts';
 import { findRepoRoot } from '../state-file.ts';
 import { findJava } from './kafka.ts';
-import { consoleLog4j, serverJvmOptions } from './jvm.ts';
+import { serverJvmOptions } from './jvm.ts';
 import { resolveMavenJars } from './maven.ts';
+
+/**
+ * infra/connect: the Maven project of the worker's jars and the project's own transformation,
+ * the settings every worker shares (worker.properties), its logging (log4j.properties) and the
+ * image the docker provider and compose run (Dockerfile).
+ */
+export function connectProjectDir(): string {
+  return path.join(findRepoRoot(), 'infra', 'connect');
+}
+
+/** Heap of a Kafka Connect worker, local or in a container, unless asked otherwise. */
+export const connectHeapMb = 384;
 
 /**
  * Kafka Connect's classpath: connect-runtime, Debezium's PostgreSQL connector and its outbox
@@ -12,7 +24,7 @@ import { resolveMavenJars } from './maven.ts';
  * transformation that jar builds (infra/connect/src).
  */
 export function resolveConnectClasspath(): string {
-  const projectDir = path.join(findRepoRoot(), 'infra', 'connect');
+  const projectDir = connectProjectDir();
   const libs = resolveMavenJars({
     projectDir,
     what: 'Kafka Connect and Debezium',
@@ -25,47 +37,42 @@ export function resolveConnectClasspath(): string {
   );
 }
 
-/**
- * The worker's Kafka topics (its configs, source offsets and connector status, as production
- * runs it) get as many replicas as the cluster has, up to three.
- */
-function workerProperties(options: { brokers: readonly string[]; port: number }): string {
-  const replicas = Math.min(3, options.brokers.length);
-  return [
-    `bootstrap.servers=${options.brokers.join(',')}`,
-    'group.id=outbox-connect',
-    `listeners=http://127.0.0.1:${options.port}`,
-    'rest.advertised.host.name=127.0.0.1',
-    `rest.advertised.port=${options.port}`,
-    'config.storage.topic=connect-configs',
-    'offset.storage.topic=connect-offsets',
-    'status.storage.topic=connect-status',
-    `config.storage.replication.factor=${replicas}`,
-    `offset.storage.replication.factor=${replicas}`,
-    `status.storage.replication.factor=${replicas}`,
-    'offset.storage.partitions=5',
-    'status.storage.partitions=5',
-    // Keys, values and headers go out as the strings the outbox row holds: the same bytes the
-    // polling relay sends.
-    'key.converter=org.apache.kafka.connect.storage.StringConverter',
-    'value.converter=org.apache.kafka.connect.storage.StringConverter',
-    'header.converter=org.apache.kafka.connect.storage.StringConverter',
-    // How far back a killed worker restarts: events sent after the last flush are sent again.
-    'offset.flush.interval.ms=1000',
-    // A group of one: a worker that died and started again gets its connectors back at once,
-    // not after the five minutes a cluster waits for a lost worker to return.
-    'scheduled.rebalance.max.delay.ms=0',
-    '',
-  ].join('\n');
+/** Where a Kafka Connect worker runs: the Kafka it uses, and where its REST API listens. */
+export interface ConnectWorkerPlace {
+  readonly brokers: readonly string[];
+  readonly port: number;
+  /** The interface the REST API listens on: 127.0.0.1 on this machine, 0.0.0.0 in a container. */
+  readonly listenHost: string;
+  /** How the other workers of its group (and its own REST redirects) reach it. */
+  readonly advertisedHost: string;
 }
 
-const log4jProperties = consoleLog4j({
-  'org.apache.kafka': 'WARN',
-  'org.apache.kafka.connect.runtime.Connect': 'INFO',
-  'org.apache.kafka.connect.runtime.distributed.DistributedHerder': 'INFO',
-  'org.reflections': 'ERROR',
-  'io.debezium': 'INFO',
-});
+/**
+ * The worker settings that depend on where it runs, added to infra/connect/worker.properties
+ * (what every worker shares) by the local provider, and given to the image as CONNECT_*
+ * variables by the docker provider and the compose files. The worker's topics (its configs,
+ * source offsets and connector status, as production runs it) get as many replicas as the
+ * cluster has, up to three.
+ */
+export function connectWorkerSettings(place: ConnectWorkerPlace): Record<string, string> {
+  const replicas = String(Math.min(3, place.brokers.length));
+  return {
+    'bootstrap.servers': place.brokers.join(','),
+    listeners: `http://${place.listenHost}:${place.port}`,
+    'rest.advertised.host.name': place.advertisedHost,
+    'rest.advertised.port': String(place.port),
+    'config.storage.replication.factor': replicas,
+    'offset.storage.replication.factor': replicas,
+    'status.storage.replication.factor': replicas,
+  };
+}
+
+/** The worker's properties file: what every worker shares, then where this one runs. */
+export function connectWorkerProperties(place: ConnectWorkerPlace): string {
+  const shared = readFileSync(path.join(connectProjectDir(), 'worker.properties'), 'utf8');
+  const settings = Object.entries(connectWorkerSettings(place));
+  return [shared, ...settings.map(([key, value]) => `${key}=${value}`), ''].join('\n');
+}
 
 /**
  * Kafka Connect as a distributed worker (a group of one here): its configs, offsets and status
@@ -81,12 +88,19 @@ export function defineConnect(options: {
   const { dir, port } = options;
   const java = findJava(options.env ?? process.env);
   const classpath = resolveConnectClasspath();
+  const projectDir = connectProjectDir();
   mkdirSync(dir, { recursive: true });
   const configFile = path.join(dir, 'connect-distributed.properties');
-  const log4jFile = path.join(dir, 'log4j.properties');
-  writeFileSync(configFile, workerProperties({ brokers: options.brokers, port }));
-  writeFileSync(log4jFile, log4jProperties);
-  const heapMb = options.heapMb ?? 384;
+  writeFileSync(
+    configFile,
+    connectWorkerProperties({
+      brokers: options.brokers,
+      port,
+      listenHost: '127.0.0.1',
+      advertisedHost: '127.0.0.1',
+    }),
+  );
+  const heapMb = options.heapMb ?? connectHeapMb;
   const url = `http://127.0.0.1:${port}`;
   return {
     name: 'connect',
@@ -98,7 +112,7 @@ export function defineConnect(options: {
         ...serverJvmOptions(heapMb),
         '-cp',
         classpath,
-        `-Dlog4j.configuration=file:${log4jFile}`,
+        `-Dlog4j.configuration=file:${path.join(projectDir, 'log4j.properties')}`,
         'org.apache.kafka.connect.cli.ConnectDistributed',
         configFile,
       ],

@@ -1,4 +1,8 @@
-/** What the stack's JVM servers (Kafka, Kafka Connect) share: their logging and their JVM options. */
+/**
+ * What the stack's JVM servers (Kafka, Kafka Connect) share: their JVM options, and the shape of
+ * their logging (Kafka Connect's is the file infra/connect/log4j.properties, which its image
+ * reads too).
+ */
 
 /**
  * A reload4j configuration for a JVM server of the stack: everything to stdout (the
