@@ -3,11 +3,14 @@ import type { ProviderName } from './choose-provider.ts';
 import { defineConnect } from './components/connect.ts';
 import { defineKafka, newClusterId, type KafkaVoter } from './components/kafka.ts';
 import { definePostgres, findPostgresBinaries } from './components/postgres.ts';
-import { defineDockerKafka, defineDockerPostgres } from './docker/docker-components.ts';
+import {
+  defineDockerConnect,
+  defineDockerKafka,
+  defineDockerPostgres,
+} from './docker/docker-components.ts';
 import { dockerHost } from './docker/docker-driver.ts';
 import { defineExternal } from './external/external-components.ts';
 import { kafkaNodeName } from './kafka-cluster/cluster-shape.ts';
-import { InfraError } from './errors.ts';
 import { findFreePort } from './ports.ts';
 import type { ComponentRecord } from './component-record.ts';
 import type { ServerName, UpOptions } from './up-options.ts';
@@ -55,20 +58,24 @@ export async function defineServer(
   const ports = options.ports ?? {};
   if (provider === 'external') return [defineExternal(server, env)];
   if (server === 'connect') {
-    if (provider === 'docker') {
-      throw new InfraError(
-        'UNSUPPORTED',
-        'Kafka Connect runs with the local provider only so far (STACK_PROVIDER=local)',
-      );
-    }
-    return [
-      defineConnect({
-        dir: path.join(dir, 'connect'),
-        port: ports.connect ?? (await findFreePort()),
-        brokers: context.kafkaAddresses,
-        env,
-      }),
-    ];
+    const port = ports.connect ?? (await findFreePort());
+    return provider === 'docker'
+      ? [
+          defineDockerConnect({
+            stack: name,
+            host: await dockerHost(),
+            port,
+            brokers: context.kafkaAddresses,
+          }),
+        ]
+      : [
+          defineConnect({
+            dir: path.join(dir, 'connect'),
+            port,
+            brokers: context.kafkaAddresses,
+            env,
+          }),
+        ];
   }
   if (server === 'postgres') {
     return provider === 'docker'

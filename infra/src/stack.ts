@@ -391,15 +391,15 @@ export class Stack {
     const remove = async (name: string): Promise<void> => {
       this.#update(name, await controlsFor(this.#thawed(name)).remove());
     };
-    // The roles and Kafka Connect first, while the servers they use still answer.
-    for (const { name } of records.filter((r) => r.kind === 'process' || r.kind === 'connect'))
-      await remove(name);
+    // The roles and Kafka Connect (a process or a container) first, while the servers they
+    // use still answer.
+    const clients = records.filter((r) => r.kind === 'process' || serverOf(r.name) === 'connect');
+    for (const { name } of clients) await remove(name);
     // Kafka's nodes together: stopped one after another, the last one has lost its controller
     // quorum and waits out its whole stop timeout for a controlled shutdown nobody can grant.
-    const clients = new Set(['process', 'connect']);
-    const kafkaNodes = records.filter((r) => !clients.has(r.kind) && isKafkaNodeName(r.name));
+    const kafkaNodes = records.filter((r) => !clients.includes(r) && isKafkaNodeName(r.name));
     await Promise.all(kafkaNodes.map(({ name }) => remove(name)));
-    for (const { name } of records.filter((r) => !clients.has(r.kind) && !kafkaNodes.includes(r)))
+    for (const { name } of records.filter((r) => !clients.includes(r) && !kafkaNodes.includes(r)))
       await remove(name);
     await removeNetworks(records.filter((record) => record.kind === 'container'));
     if (options.keepFiles) {

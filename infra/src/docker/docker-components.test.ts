@@ -1,7 +1,10 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { findRepoRoot } from '../state-file.ts';
 import {
   clientHost,
   clusterNetworkName,
+  defineDockerConnect,
   defineDockerKafka,
   defineDockerPostgres,
 } from './docker-components.ts';
@@ -95,5 +98,63 @@ describe('docker component records', () => {
     expect(record.container.network).toBeUndefined();
     expect(record.container.env['KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR']).toBe('1');
     expect(record.container.env['KAFKA_CONTROLLER_QUORUM_VOTERS']).toBe('1@localhost:9093');
+  });
+
+  it('runs Kafka Connect from the image infra/connect builds, on the host network, reached where the local one is', () => {
+    const record = defineDockerConnect({
+      stack: 'dev',
+      host: 'localhost',
+      port: 18083,
+      brokers: ['127.0.0.1:19092'],
+    });
+    expect(record.name).toBe('connect');
+    expect(record.container.name).toBe('outbox-dev-connect');
+    expect(record.container.image).toMatch(/^outbox-inbox\/connect:[0-9a-f]{12}$/);
+    expect(record.container.build).toEqual({
+      context: path.join(findRepoRoot(), 'infra', 'connect'),
+      dockerfile: 'Dockerfile',
+    });
+    // The relays register their connectors with 127.0.0.1 and PostgreSQL's published port.
+    expect(record.container.hostNetwork).toBe(true);
+    expect(record.container.network).toBeUndefined();
+    expect(record.container.ports).toEqual([]);
+    expect(record.container.env).toEqual({
+      CONNECT_BOOTSTRAP_SERVERS: '127.0.0.1:19092',
+      CONNECT_LISTENERS: 'http://0.0.0.0:18083',
+      CONNECT_REST_ADVERTISED_HOST_NAME: '127.0.0.1',
+      CONNECT_REST_ADVERTISED_PORT: '18083',
+      CONNECT_CONFIG_STORAGE_REPLICATION_FACTOR: '1',
+      CONNECT_OFFSET_STORAGE_REPLICATION_FACTOR: '1',
+      CONNECT_STATUS_STORAGE_REPLICATION_FACTOR: '1',
+      JVM_OPTS:
+        '-Xms384m -Xmx384m -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true',
+    });
+    expect(record.endpoints['url']).toBe('http://127.0.0.1:18083');
+    expect(record.ports).toEqual({ rest: 18083 });
+    expect(record.readiness).toEqual({ type: 'http', url: 'http://127.0.0.1:18083/connectors' });
+  });
+
+  it("gives a cluster's Kafka Connect every node and three replicas of its topics", () => {
+    const brokers = ['127.0.0.1:19092', '127.0.0.1:19094', '127.0.0.1:19096'];
+    const record = defineDockerConnect({ stack: 'ci 1', host: 'localhost', port: 1, brokers });
+    const env = record.container.env;
+    expect(env['CONNECT_BOOTSTRAP_SERVERS']).toBe(brokers.join(','));
+    expect(env['CONNECT_CONFIG_STORAGE_REPLICATION_FACTOR']).toBe('3');
+    expect(env['CONNECT_OFFSET_STORAGE_REPLICATION_FACTOR']).toBe('3');
+    expect(env['CONNECT_STATUS_STORAGE_REPLICATION_FACTOR']).toBe('3');
+    expect(record.container.labels).toEqual({ 'outbox-inbox.stack': 'ci 1' });
+  });
+
+  it('reaches a remote Docker host by its name for Kafka Connect too', () => {
+    const record = defineDockerConnect({
+      stack: 'dev',
+      host: 'docker.internal',
+      port: 18083,
+      brokers: ['docker.internal:19092'],
+      heapMb: 256,
+    });
+    expect(record.endpoints['url']).toBe('http://docker.internal:18083');
+    expect(record.container.env['CONNECT_REST_ADVERTISED_HOST_NAME']).toBe('docker.internal');
+    expect(record.container.env['JVM_OPTS']).toMatch(/^-Xms256m -Xmx256m /);
   });
 });

@@ -1,6 +1,9 @@
 import type { ContainerRecord } from '../component-record.ts';
+import { connectHeapMb, connectProjectDir, connectWorkerSettings } from '../components/connect.ts';
+import { serverJvmOptions } from '../components/jvm.ts';
 import { brokerSession, type KafkaVoter } from '../components/kafka.ts';
 import { postgresSettingArgs, postgresSettings } from '../components/postgres.ts';
+import { connectImage, connectWorkerEnv } from './connect-image.ts';
 
 export const dockerImages = Object.freeze({
   postgres: 'postgres:15',
@@ -164,5 +167,53 @@ export function defineDockerKafka(options: {
     stopSignal: 'SIGTERM',
     endpoints: { brokers, nodeId: String(nodeId) },
     ports: { kafka: port },
+  };
+}
+
+/**
+ * Kafka Connect as a distributed worker in a container of the image infra/connect/Dockerfile
+ * builds (the local provider's jars, settings and logging). It runs on the Docker host's network:
+ * the stack's clients are processes of this machine, and a relay registers its connector with
+ * the database address it uses itself (127.0.0.1 and a published port), which is the container's
+ * own loopback on any other network. Kafka's nodes are reached at the addresses they advertise
+ * to those clients, and the REST API listens on the host's port `port`.
+ */
+export function defineDockerConnect(options: {
+  stack: string;
+  port: number;
+  host: string;
+  brokers: readonly string[];
+  heapMb?: number;
+}): ContainerRecord {
+  const { stack, port } = options;
+  const host = clientHost(options.host);
+  const url = `http://${host}:${port}`;
+  const settings = connectWorkerSettings({
+    brokers: options.brokers,
+    port,
+    listenHost: '0.0.0.0',
+    advertisedHost: host,
+  });
+  return {
+    name: 'connect',
+    kind: 'container',
+    container: {
+      ...connectImage(connectProjectDir()),
+      name: containerName(stack, 'connect'),
+      env: {
+        ...connectWorkerEnv(settings),
+        JVM_OPTS: serverJvmOptions(options.heapMb ?? connectHeapMb).join(' '),
+      },
+      ports: [],
+      labels: { [stackLabel]: stack },
+      hostNetwork: true,
+    },
+    // As the local provider's: the list of connectors answers once the worker has joined its
+    // group. The first start builds the image (Maven resolves the jars) before this counts.
+    readiness: { type: 'http', url: `${url}/connectors` },
+    readyTimeoutMs: 120_000,
+    stopSignal: 'SIGTERM',
+    endpoints: { url },
+    ports: { rest: port },
   };
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import type * as Testcontainers from 'testcontainers';
 import type { ContainerRuntimeClient } from 'testcontainers';
 import { InfraError } from '../errors.ts';
@@ -63,6 +64,13 @@ async function inspectRunning(
   }
 }
 
+/** The command that gets the image by hand, with all of Docker's output: pull, or build. */
+function imageCommand(spec: ContainerSpec): string {
+  return spec.build
+    ? `docker build -t ${spec.image} -f ${path.join(spec.build.context, spec.build.dockerfile)} ${spec.build.context}`
+    : `docker pull ${spec.image}`;
+}
+
 function startError(record: ContainerRecord, spec: ContainerSpec, error: unknown): InfraError {
   const message = error instanceof Error ? error.message : String(error);
   if (/port is already allocated|address already in use/i.test(message)) {
@@ -76,10 +84,29 @@ function startError(record: ContainerRecord, spec: ContainerSpec, error: unknown
     'START_FAILED',
     `${record.name}: Docker could not start ${spec.image}: ${message}`,
     {
-      hint: `check that the image can be pulled (\`docker pull ${spec.image}\`) and read \`docker logs ${spec.name}\``,
+      hint: `check that the image can be had (\`${imageCommand(spec)}\`) and read \`docker logs ${spec.name}\``,
       cause: error,
     },
   );
+}
+
+/**
+ * Builds the spec's image when it has a build and no image of that name exists yet (its tag
+ * names what it was built from). Docker reports a failed build only in its output, which
+ * testcontainers does not keep: the image's absence is the sign.
+ */
+async function ensureBuilt(client: ContainerRuntimeClient, spec: ContainerSpec): Promise<void> {
+  if (spec.build === undefined) return;
+  const { ImageName } = await testcontainers();
+  const image = ImageName.fromString(spec.image);
+  if (await client.image.exists(image)) return;
+  await client.image.build(spec.build.context, {
+    t: spec.image,
+    dockerfile: spec.build.dockerfile,
+  });
+  if (!(await client.image.exists(image))) {
+    throw new Error(`the build of ${spec.image} failed`);
+  }
 }
 
 /**
@@ -100,6 +127,7 @@ async function createContainer(
   if (labels && labels[stackLabel] === spec.labels[stackLabel]) {
     await tolerating([404], () => leftover.remove({ force: true, v: true }));
   }
+  await ensureBuilt(client, spec);
   const { GenericContainer } = await testcontainers();
   const container = new GenericContainer(spec.image)
     .withName(spec.name)
@@ -113,6 +141,7 @@ async function createContainer(
     await ensureNetwork(client, spec.network, spec.labels);
     container.withNetworkMode(spec.network);
   }
+  if (spec.hostNetwork) container.withNetworkMode('host');
   return (await container.start()).getId();
 }
 
