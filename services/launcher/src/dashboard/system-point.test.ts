@@ -43,4 +43,51 @@ describe('SystemPoints', () => {
     ]);
     expect(restarted.ordersAcceptedPerSecond).toBe(4);
   });
+
+  it("reads each service's replication slot from its CDC relay, and none with the polling relay", () => {
+    const cdcRelay = (connector: string, running: number, bytes: number, seconds: number) =>
+      `outbox_cdc_connector_running{connector="${connector}"} ${running}\n` +
+      `outbox_cdc_slot_lag_bytes{connector="${connector}"} ${bytes}\n` +
+      `outbox_cdc_slot_lag_seconds{connector="${connector}"} ${seconds}\n`;
+    const database = 'inbox_backlog_events 0\noutbox_failed_events 0\n';
+    const cdc = new SystemPoints().next(1000, [
+      scraped('order-api', 'order-service', 'api', database),
+      scraped('order-relay', 'order-service', 'relay', database + cdcRelay('orders', 1, 4096, 3)),
+      scraped('payment-relay', 'payment-service', 'relay', cdcRelay('payments', 0, 0, 0)),
+    ]);
+    expect(cdc.replicationSlots).toEqual({
+      'order-service': { lagBytes: 4096, lagSeconds: 3, connectorRunning: true },
+      'payment-service': { lagBytes: 0, lagSeconds: 0, connectorRunning: false },
+    });
+
+    const polling = new SystemPoints().next(1000, [
+      scraped('order-relay', 'order-service', 'relay', 'outbox_unpublished_events 5\n'),
+    ]);
+    expect(polling.replicationSlots).toEqual({});
+  });
+
+  it('shows the worse of two reports of one slot, and a connector not reported as not running', () => {
+    const point = new SystemPoints().next(1000, [
+      scraped(
+        'order-relay-1',
+        'order-service',
+        'relay',
+        'outbox_cdc_connector_running{connector="orders"} 1\n' +
+          'outbox_cdc_slot_lag_bytes{connector="orders"} 100\n' +
+          'outbox_cdc_slot_lag_seconds{connector="orders"} 9\n',
+      ),
+      scraped(
+        'order-relay-2',
+        'order-service',
+        'relay',
+        'outbox_cdc_slot_lag_bytes{connector="orders"} 700\n' +
+          'outbox_cdc_slot_lag_seconds{connector="orders"} 2\n',
+      ),
+    ]);
+    expect(point.replicationSlots['order-service']).toEqual({
+      lagBytes: 700,
+      lagSeconds: 9,
+      connectorRunning: false,
+    });
+  });
 });

@@ -11,12 +11,30 @@ export interface ServiceBacklog {
   readonly parkedMessages: number;
 }
 
+/**
+ * What a service's CDC relay reports of its connector and replication slot (`RELAY_MODE=cdc`):
+ * there the slot's lag takes the place of the outbox backlog, which is not exported.
+ */
+export interface ReplicationSlot {
+  /** WAL bytes the slot has not confirmed. */
+  readonly lagBytes: number;
+  /** Seconds since the WAL stood where the slot has confirmed. */
+  readonly lagSeconds: number;
+  /** Whether Kafka Connect runs the connector and all its tasks. */
+  readonly connectorRunning: boolean;
+}
+
 /** The system at one moment: one point of every chart. */
 export interface SystemPoint {
   readonly at: number;
   readonly ordersAcceptedPerSecond: number;
   /** By service name; a service none of whose processes answered is absent. */
   readonly services: Readonly<Record<string, ServiceBacklog>>;
+  /**
+   * By service name, from its relay's `outbox_cdc_*` gauges; empty with the polling relay, and
+   * a service whose relay did not answer (or has not looked at its slot yet) is absent.
+   */
+  readonly replicationSlots: Readonly<Record<string, ReplicationSlot>>;
   /** Summed over partitions, by consumer group. */
   readonly consumerLag: Readonly<Record<string, number>>;
   /** Duplicates the inbox writers and the dedup consumers dropped since the page's server started. */
@@ -48,6 +66,7 @@ export class SystemPoints {
     this.#lastAt = at;
     let accepted = 0;
     const services: Record<string, ServiceBacklog> = {};
+    const replicationSlots: Record<string, ReplicationSlot> = {};
     const lagByPartition = new Map<string, { group: string; lag: number }>();
     const stalledWorkers: string[] = [];
     for (const process of processes) {
@@ -65,6 +84,10 @@ export class SystemPoints {
         sumOf(samples, 'processed_event_duplicates_total');
       this.#duplicatesDropped += this.#deltas.step(`${component}/duplicates`, duplicates);
       services[process.service] = largest(services[process.service], backlogOf(samples));
+      const slot = slotOf(samples);
+      if (slot !== undefined) {
+        replicationSlots[process.service] = furthestBehind(replicationSlots[process.service], slot);
+      }
       for (const s of samples) {
         if (s.name === 'kafka_consumer_lag') {
           const key = `${s.labels['group']}/${s.labels['topic']}/${s.labels['partition']}`;
@@ -85,6 +108,7 @@ export class SystemPoints {
       at,
       ordersAcceptedPerSecond: seconds > 0 ? accepted / seconds : 0,
       services,
+      replicationSlots,
       consumerLag,
       duplicatesDropped: this.#duplicatesDropped,
       stalledWorkers,
@@ -115,5 +139,30 @@ function largest(a: ServiceBacklog | undefined, b: ServiceBacklog): ServiceBackl
     inboxBacklog: Math.max(a.inboxBacklog, b.inboxBacklog),
     deadInboxRows: Math.max(a.deadInboxRows, b.deadInboxRows),
     parkedMessages: Math.max(a.parkedMessages, b.parkedMessages),
+  };
+}
+
+/** The slot as the relay process reports it; undefined when it exports no `outbox_cdc_*` gauge. */
+function slotOf(samples: readonly Sample[]): ReplicationSlot | undefined {
+  const cdc = samples.filter((s) => s.name.startsWith('outbox_cdc_'));
+  if (cdc.length === 0) return undefined;
+  const largestOf = (name: string) =>
+    Math.max(0, ...cdc.filter((s) => s.name === name).map((s) => s.value));
+  const running = cdc.filter((s) => s.name === 'outbox_cdc_connector_running');
+  return {
+    lagBytes: largestOf('outbox_cdc_slot_lag_bytes'),
+    lagSeconds: largestOf('outbox_cdc_slot_lag_seconds'),
+    // Not reported is not known to run: the page must not show a connector up it cannot see.
+    connectorRunning: running.length > 0 && running.every((s) => s.value > 0),
+  };
+}
+
+/** Two reports of one service's slot (two relay instances, or connectors): the worse of each. */
+function furthestBehind(a: ReplicationSlot | undefined, b: ReplicationSlot): ReplicationSlot {
+  if (a === undefined) return b;
+  return {
+    lagBytes: Math.max(a.lagBytes, b.lagBytes),
+    lagSeconds: Math.max(a.lagSeconds, b.lagSeconds),
+    connectorRunning: a.connectorRunning && b.connectorRunning,
   };
 }
