@@ -76,6 +76,7 @@ try {
     stack,
     orderApiUrl: orders.apiUrl,
     databaseUrls: [orders.databaseUrl, payments.databaseUrl],
+    relayMode,
     port: Number(process.env['DASHBOARD_PORT'] ?? 3000),
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

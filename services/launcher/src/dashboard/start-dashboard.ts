@@ -14,6 +14,14 @@ export interface DashboardOptions {
    * payment events).
    */
   readonly databaseUrls: readonly string[];
+  /**
+   * Who publishes the outboxes (default `polling`): the launcher, which set `RELAY_MODE` for
+   * every role, says so rather than the page guessing from the metrics. The `outbox_cdc_*`
+   * gauges come from the relay processes alone, so a killed relay (the very scene the page is
+   * for) or one that has not looked at its slot yet would flip a guess back to the backlog
+   * charts, which have no data in CDC mode, and hide that no one watches the slot.
+   */
+  readonly relayMode?: 'polling' | 'cdc';
   /** 0 picks a free one. */
   readonly port: number;
   /** How often the page gets a new state (default 1 s). */
@@ -41,6 +49,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       stack: options.stack,
       orderApiUrl: options.orderApiUrl,
       redeliveries: redeliveries.read,
+      relayMode: options.relayMode ?? 'polling',
       intervalMs,
     },
     (state) => {

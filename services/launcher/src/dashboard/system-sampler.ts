@@ -6,6 +6,8 @@ import { SystemPoints, type ScrapedProcess, type SystemPoint } from './system-po
 
 /** What the page shows at one moment. */
 export interface DashboardState {
+  /** Who publishes the outboxes: the page charts the backlog, or the replication slots. */
+  readonly relayMode: 'polling' | 'cdc';
   readonly components: readonly ComponentStatus[];
   /** Oldest first, covering the last `windowMs`. */
   readonly history: readonly SystemPoint[];
@@ -19,6 +21,7 @@ export interface SamplerOptions {
   readonly orderApiUrl: string;
   /** The repeats each event absorbed, from the services' databases. */
   readonly redeliveries: ReadRedeliveries;
+  readonly relayMode: 'polling' | 'cdc';
   readonly intervalMs?: number;
   readonly windowMs?: number;
   readonly orderCount?: number;
@@ -55,7 +58,7 @@ export function startSampler(
     const now = Date.now();
     history.push(points.next(now, processes));
     while (history.length > 0 && (history[0]?.at ?? now) < now - windowMs) history.shift();
-    onState({ components, history, orders, ordersError });
+    onState({ relayMode: options.relayMode, components, history, orders, ordersError });
   };
   const loop = async (): Promise<void> => {
     while (!stopped) {

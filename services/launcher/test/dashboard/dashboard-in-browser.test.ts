@@ -4,7 +4,12 @@ import path from 'node:path';
 import { findFreePort, findRepoRoot, pollUntil, Stack } from '@outbox-inbox/infra';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDashboardApp } from '../../src/dashboard/dashboard-app.ts';
+import { LoadGenerator } from '../../src/dashboard/load-generator.ts';
+import { parsePrometheusText } from '../../src/dashboard/prometheus-text.ts';
 import { startDashboard, type RunningDashboard } from '../../src/dashboard/start-dashboard.ts';
+import { SystemPoints } from '../../src/dashboard/system-point.ts';
+import type { DashboardState } from '../../src/dashboard/system-sampler.ts';
 import { componentNames } from '../../src/system/role-processes.ts';
 import { startServices } from '../../src/system/start-services.ts';
 import { orderService } from '@outbox-inbox/order-service';
@@ -47,8 +52,8 @@ async function componentState(name: string): Promise<string | null> {
 }
 
 /** The latest value a chart shows for one series (NaN while it shows none). */
-async function chartValue(chart: string, series: string): Promise<number> {
-  const value = page.locator(`#chart-${chart} .value[data-series="${series}"]`);
+async function chartValue(chart: string, series: string, on: Page = page): Promise<number> {
+  const value = on.locator(`#chart-${chart} .value[data-series="${series}"]`);
   if ((await value.count()) === 0) return Number.NaN;
   return Number(await value.textContent());
 }
@@ -95,6 +100,9 @@ describe('the dashboard, in Chromium, on a running system', () => {
       async () => (await chartValue('orders-accepted', 'accepted')) > 0,
     );
     await untilPageShows('PAID orders', async () => (await orderStatuses()).includes('PAID'));
+    // The polling relays' backlog is charted, not the CDC relay's replication slots.
+    await expect(page.locator('#chart-outbox-backlog').count()).resolves.toBe(1);
+    await expect(page.locator('#chart-slot-lag-bytes').count()).resolves.toBe(0);
     const paid = page.locator('#orders tbody tr[data-status="PAID"] .journey').first();
     await expect(paid.textContent()).resolves.toMatch(/PENDING \+\d+ ms → PAID \+\d+ ms/);
     const duplicates = page.locator('#orders tbody tr[data-status="PAID"] .duplicates').first();
@@ -223,5 +231,86 @@ describe('the dashboard, in Chromium, on a running system', () => {
         .end();
     });
     expect(status).toBe(403);
+  });
+});
+
+describe('the dashboard in CDC mode, in Chromium', () => {
+  /** The metrics of a CDC relay role, as its /metrics answers them. */
+  const cdcRelay = (connector: string, running: number, bytes: number, seconds: number) =>
+    parsePrometheusText(
+      `outbox_cdc_connector_running{connector="${connector}"} ${running}\n` +
+        `outbox_cdc_slot_lag_bytes{connector="${connector}"} ${bytes}\n` +
+        `outbox_cdc_slot_lag_seconds{connector="${connector}"} ${seconds}\n`,
+    );
+
+  // Kafka Connect is not started: a JVM that takes half a minute would only feed these gauges,
+  // whose reading SystemPoints' unit tests cover. The page gets what the sampler would send.
+  it("charts each service's replication slot and connector in place of the outbox backlog", async () => {
+    const points = new SystemPoints();
+    const stateAt = (at: number, paymentConnectorRunning: number): DashboardState => ({
+      relayMode: 'cdc',
+      components: stack.status(),
+      history: [
+        points.next(at, [
+          {
+            component: 'order-relay',
+            service: 'order-service',
+            role: 'relay',
+            samples: cdcRelay('orders', 1, 65_536, 12),
+          },
+          {
+            component: 'payment-relay',
+            service: 'payment-service',
+            role: 'relay',
+            samples: cdcRelay('payments', paymentConnectorRunning, 0, 0),
+          },
+        ]),
+      ],
+      orders: [],
+      ordersError: null,
+    });
+    let state = stateAt(Date.now(), 0);
+    const listeners = new Set<(state: DashboardState) => void>();
+    const load = new LoadGenerator('http://127.0.0.1:9');
+    const app = buildDashboardApp({
+      stack,
+      load,
+      state: () => state,
+      subscribe(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    });
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    const cdcPage = await browser.context.newPage();
+    try {
+      await cdcPage.goto(url);
+      await untilPageShows(
+        'the relay mode',
+        async () => (await cdcPage.locator('#relay-mode').getAttribute('data-mode')) === 'cdc',
+      );
+      await expect(chartValue('slot-lag-seconds', 'order-service', cdcPage)).resolves.toBe(12);
+      await expect(chartValue('slot-lag-bytes', 'order-service', cdcPage)).resolves.toBe(65_536);
+      await expect(chartValue('connector-running', 'order-service', cdcPage)).resolves.toBe(1);
+      await expect(chartValue('connector-running', 'payment-service', cdcPage)).resolves.toBe(0);
+      // No backlog charts: nothing exports the unpublished gauges in CDC mode.
+      await expect(cdcPage.locator('#chart-outbox-backlog').count()).resolves.toBe(0);
+      await expect(cdcPage.locator('#chart-oldest-unpublished').count()).resolves.toBe(0);
+      const relay = cdcPage.locator('tr[data-component="order-relay"] td.muted');
+      await expect(relay.textContent()).resolves.toMatch(/replication slot/);
+
+      state = stateAt(Date.now(), 1);
+      for (const listener of listeners) listener(state);
+      await untilPageShows(
+        "payment-service's connector running again",
+        async () => (await chartValue('connector-running', 'payment-service', cdcPage)) === 1,
+      );
+      await cdcPage.screenshot({ path: path.join(screenshots, '5-cdc-mode.png'), fullPage: true });
+    } finally {
+      await cdcPage.close();
+      await load.close();
+      app.server.closeAllConnections();
+      await app.close();
+    }
   });
 });

@@ -14,28 +14,60 @@ const roleDescriptions = {
   'payment-processor': 'works the inbox: takes the payment, writes PaymentCompleted to the outbox',
   'payment-relay': 'publishes payment-service’s outbox rows to Kafka',
   'payment-retention': 'deletes payment-service’s finished rows once past their windows',
+  connect: 'Kafka Connect with Debezium: publishes both outboxes from the WAL',
+};
+// With RELAY_MODE=cdc the relay roles publish nothing themselves.
+const cdcRoleDescriptions = {
+  'order-relay': 'registers order-service’s CDC connector and watches its replication slot',
+  'payment-relay': 'registers payment-service’s CDC connector and watches its replication slot',
 };
 
 const sumValues = (record) => Object.values(record).reduce((a, b) => a + b, 0);
 const perService = (pick) => (point) =>
   Object.fromEntries(Object.entries(point.services).map(([name, s]) => [name, pick(s)]));
 
-const charts = [
-  {
-    id: 'orders-accepted',
-    title: 'Orders accepted per second',
-    series: (p) => ({ accepted: p.ordersAcceptedPerSecond }),
-  },
-  {
-    id: 'outbox-backlog',
-    title: 'Outbox backlog (unpublished rows)',
-    series: perService((s) => s.unpublished),
-  },
-  {
-    id: 'oldest-unpublished',
-    title: 'Oldest unpublished event (seconds)',
-    series: perService((s) => s.oldestUnpublishedAgeSeconds),
-  },
+const perSlot = (pick) => (point) =>
+  Object.fromEntries(Object.entries(point.replicationSlots).map(([name, s]) => [name, pick(s)]));
+
+const ordersChart = {
+  id: 'orders-accepted',
+  title: 'Orders accepted per second',
+  series: (p) => ({ accepted: p.ordersAcceptedPerSecond }),
+};
+// What says whether the outboxes get published. In CDC mode nothing marks a row published, so
+// there is no backlog to count: each service's replication slot and its connector tell instead.
+const publishingCharts = {
+  polling: [
+    {
+      id: 'outbox-backlog',
+      title: 'Outbox backlog (unpublished rows)',
+      series: perService((s) => s.unpublished),
+    },
+    {
+      id: 'oldest-unpublished',
+      title: 'Oldest unpublished event (seconds)',
+      series: perService((s) => s.oldestUnpublishedAgeSeconds),
+    },
+  ],
+  cdc: [
+    {
+      id: 'slot-lag-seconds',
+      title: 'Replication slot lag (seconds behind the WAL)',
+      series: perSlot((s) => s.lagSeconds),
+    },
+    {
+      id: 'slot-lag-bytes',
+      title: 'Replication slot lag (WAL bytes not confirmed)',
+      series: perSlot((s) => s.lagBytes),
+    },
+    {
+      id: 'connector-running',
+      title: 'CDC connector running (1 yes, 0 no)',
+      series: perSlot((s) => (s.connectorRunning ? 1 : 0)),
+    },
+  ],
+};
+const otherCharts = [
   { id: 'consumer-lag', title: 'Consumer lag per group (messages)', series: (p) => p.consumerLag },
   {
     id: 'inbox-backlog',
@@ -57,6 +89,7 @@ const charts = [
     series: perService((s) => s.failedOutboxRows),
   },
 ];
+const chartsFor = (relayMode) => [ordersChart, ...publishingCharts[relayMode], ...otherCharts];
 const colors = ['#0969da', '#bf3989', '#1a7f37', '#bc4c00', '#8250df', '#57606a'];
 
 const el = (tag, attributes = {}, ...children) => {
@@ -100,10 +133,13 @@ async function act(name, action) {
   }
 }
 
+const roleDescription = (role, kind, relayMode) =>
+  (relayMode === 'cdc' ? cdcRoleDescriptions[role] : undefined) ?? roleDescriptions[role] ?? kind;
+
 // Rows are kept and updated in place: a button replaced under the pointer would lose its click.
 const componentRows = new Map();
 
-function componentRow(name, kind) {
+function componentRow(name, kind, relayMode) {
   const kill = el('button', { class: 'kill', 'data-action': 'kill' }, 'Kill');
   const start = el('button', { 'data-action': 'start' }, 'Start');
   kill.onclick = () => act(name, 'kill');
@@ -112,7 +148,7 @@ function componentRow(name, kind) {
     'tr',
     { 'data-component': name },
     el('td', {}, el('b', {}, name)),
-    el('td', { class: 'muted' }, roleDescriptions[name.replace(/-\d+$/, '')] ?? kind),
+    el('td', { class: 'muted' }, roleDescription(name.replace(/-\d+$/, ''), kind, relayMode)),
     el('td', {}, el('span', { class: 'state' })),
     el('td', { class: 'pid' }),
     el('td', {}, kill, start),
@@ -120,12 +156,12 @@ function componentRow(name, kind) {
   return { row, kill, start, state: row.querySelector('.state'), pid: row.querySelector('.pid') };
 }
 
-function renderComponents(components) {
+function renderComponents(components, relayMode) {
   const body = document.querySelector('#components tbody');
   for (const c of components) {
     let view = componentRows.get(c.name);
     if (!view) {
-      view = componentRow(c.name, c.kind);
+      view = componentRow(c.name, c.kind, relayMode);
       componentRows.set(c.name, view);
       body.append(view.row);
     }
@@ -228,7 +264,14 @@ let lastState;
 function render(state) {
   if (!state) return;
   lastState = state;
-  renderComponents(state.components);
+  renderComponents(state.components, state.relayMode);
+  const mode = document.getElementById('relay-mode');
+  mode.dataset.mode = state.relayMode;
+  mode.textContent =
+    state.relayMode === 'cdc'
+      ? 'RELAY_MODE=cdc: Debezium on Kafka Connect publishes the outboxes from the WAL, so each ' +
+        'service’s replication slot is charted in place of its outbox backlog.'
+      : '';
   const latest = state.history.at(-1);
   document.getElementById('problems').dataset.stalled = String(latest?.stalledWorkers.length ?? 0);
   if (
@@ -241,7 +284,7 @@ function render(state) {
   }
   document
     .getElementById('charts')
-    .replaceChildren(...charts.map((c) => renderChart(c, state.history)));
+    .replaceChildren(...chartsFor(state.relayMode).map((c) => renderChart(c, state.history)));
   renderOrders(state.orders, state.ordersError);
   document.getElementById('duplicates').textContent =
     `Duplicate deliveries absorbed so far: ${latest?.duplicatesDropped ?? 0} (dropped by the inbox or processed_event, never applied twice).`;
