@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { devPorts } from '@outbox-inbox/infra';
+import {
+  connectImageName,
+  connectWorkerEnv,
+  connectWorkerSettings,
+  devPorts,
+} from '@outbox-inbox/infra';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
@@ -13,12 +18,22 @@ interface KafkaNodeService {
   readonly environment?: Record<string, string | number>;
 }
 
+interface ConnectService {
+  readonly profiles?: string[];
+  readonly image?: string;
+  readonly build?: { context: string };
+  readonly network_mode?: string;
+  readonly environment?: Record<string, string>;
+  readonly depends_on?: Record<string, { condition: string }>;
+  readonly healthcheck?: { test: string[] };
+}
+
 const root = path.resolve(import.meta.dirname, '../../../..');
 const compose = parse(
   readFileSync(path.join(root, 'infra/docker-compose.cluster.yml'), 'utf8'),
   // The nodes share their settings through YAML merge keys (`<<: *kafka-env`).
   { merge: true },
-) as { services: Record<string, KafkaNodeService> };
+) as { services: Record<string, KafkaNodeService & ConnectService> };
 
 const nodeNames = ['kafka-1', 'kafka-2', 'kafka-3'];
 
@@ -71,5 +86,30 @@ describe('infra/docker-compose.cluster.yml', () => {
         KAFKA_HEAP_OPTS: '-Xms384m -Xmx384m',
       });
     }
+  });
+
+  it('runs Kafka Connect (profile cdc) as the docker provider does, for services on this machine', () => {
+    const connect = compose.services['connect'];
+    const ports = devPorts({});
+    expect(connect).toMatchObject({
+      profiles: ['cdc'],
+      image: connectImageName,
+      build: { context: 'connect' },
+      // A relay registers its connector with its own DATABASE_URL, 127.0.0.1:<port>.
+      network_mode: 'host',
+      depends_on: Object.fromEntries(
+        nodeNames.map((name) => [name, { condition: 'service_healthy' }]),
+      ),
+    });
+    const place = {
+      brokers: nodeNames.map((_, index) => `127.0.0.1:${ports.kafka + 2 * index}`),
+      port: ports.connect,
+      listenHost: '0.0.0.0',
+      advertisedHost: '127.0.0.1',
+    };
+    expect(connect?.environment).toEqual(connectWorkerEnv(connectWorkerSettings(place)));
+    expect(connect?.healthcheck?.test.join(' ')).toContain(
+      `http://127.0.0.1:${ports.connect}/connectors`,
+    );
   });
 });

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { postgresServerSettings, postgresSettingArgs } from '@outbox-inbox/infra';
+import {
+  connectImageName,
+  connectWorkerEnv,
+  connectWorkerSettings,
+  postgresServerSettings,
+  postgresSettingArgs,
+} from '@outbox-inbox/infra';
 import { API_ROLE, ROLE_NODE_FLAGS } from '@outbox-inbox/service-kit';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -19,10 +25,15 @@ interface ComposeService {
   readonly ports?: string[];
   readonly depends_on?: Record<string, { condition: string }>;
   readonly entrypoint?: string[];
+  readonly healthcheck?: { test: string[] };
 }
 
 const root = path.resolve(import.meta.dirname, '../../../..');
-const compose = parse(readFileSync(path.join(root, 'infra/docker-compose.yml'), 'utf8')) as {
+const compose = parse(
+  readFileSync(path.join(root, 'infra/docker-compose.yml'), 'utf8'),
+  // Every role takes its relay mode from one place (`<<: *relay-mode`).
+  { merge: true },
+) as {
   services: Record<string, ComposeService>;
 };
 
@@ -148,6 +159,9 @@ describe.each(services.map((service) => [service.name, service] as const))('%s',
       expect(environment[role === API_ROLE ? 'PORT' : 'OPS_PORT']).toBe(String(port));
       expect(environment['DATABASE_URL']).toBe(database);
       if (service.rolesNeedKafka([role])) expect(environment['KAFKA_BROKERS']).toBe('kafka:29092');
+      // Polling unless the shell says RELAY_MODE=cdc; then Debezium on the connect container.
+      expect(environment['RELAY_MODE']).toBe('${RELAY_MODE:-polling}');
+      expect(environment['CONNECT_URL']).toBe('http://connect:8083');
       // Every variable set is one the service reads; every required one is set.
       const reads = service.env.map((variable) => variable.name);
       expect(Object.keys(environment).filter((name) => !reads.includes(name))).toEqual([]);
@@ -240,5 +254,31 @@ describe.each(['infra/docker-compose.yml', 'infra/docker-compose.cluster.yml'])(
       'postgres',
       ...postgresSettingArgs(postgresServerSettings),
     ]);
+  });
+});
+
+describe('infra/docker-compose.yml, profile cdc', () => {
+  const connect = composeService('connect');
+
+  it('runs Kafka Connect from infra/connect/Dockerfile, with the settings of a worker on the compose network', () => {
+    expect(connect).toMatchObject({
+      profiles: ['cdc'],
+      image: connectImageName,
+      build: { context: 'connect' },
+      ports: ['${STACK_CONNECT_PORT:-18083}:8083'],
+      depends_on: { kafka: { condition: 'service_healthy' } },
+    });
+    // The roles' CONNECT_URL names this service and its listener; Kafka is the roles' Kafka.
+    const place = {
+      brokers: ['kafka:29092'],
+      port: 8083,
+      listenHost: '0.0.0.0',
+      advertisedHost: 'connect',
+    };
+    expect(connect.environment).toEqual(connectWorkerEnv(connectWorkerSettings(place)));
+  });
+
+  it('is healthy once its REST API lists the connectors', () => {
+    expect(connect.healthcheck?.test.join(' ')).toContain('http://127.0.0.1:8083/connectors');
   });
 });
