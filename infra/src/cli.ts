@@ -13,6 +13,7 @@ import type { PartitionLeader } from './kafka-cluster/partition-leaders.ts';
 import { Stack } from './stack.ts';
 import { stacksHome } from './state-file.ts';
 import { untilStopSignal } from './stop-signal.ts';
+import type { ServerName } from './up-options.ts';
 
 const usage = `usage: pnpm stack <command> [options]
 
@@ -20,16 +21,42 @@ const usage = `usage: pnpm stack <command> [options]
                              start PostgreSQL and Kafka (foreground until Ctrl-C, unless --detach);
                              N Kafka nodes kafka-1 … kafka-N (default $STACK_KAFKA_BROKERS or 1);
                              --connect: Kafka Connect with Debezium too (the CDC relay)
+  add <server>               add a server to a running stack and start it (connect: Kafka Connect
+                             with Debezium, for the CDC relay); the stack keeps its owner
   down                       stop everything of the stack and delete its data
   prune                      delete the folders of stacks that are not running (the logs and
                              data a failed test run keeps), and say how much that freed
   status [--json]            components, pids, endpoints, log files, partition leaders
   start|stop|kill|restart <component>
+  start|restart <component> --env NAME=VALUE …
+                             set the variable for this start and every later one (NAME= removes it);
+                             process components (the services' roles) only
   wipe <component>           restart with empty storage (Kafka lost its data)
   pause|resume <component>   freeze (SIGSTOP) and thaw (SIGCONT) its processes: a gray failure
   logs <component> [--follow]
 
 options: --name <stack> (default: $STACK_NAME or "dev")`;
+
+const serverNames: readonly ServerName[] = ['postgres', 'kafka', 'connect'];
+
+function isServerName(name: string): name is ServerName {
+  return serverNames.some((known) => known === name);
+}
+
+/** `--env NAME=VALUE` options as changes for `Stack.setEnv`: `NAME=` removes the variable. */
+function envChanges(options: readonly string[]): Record<string, string | undefined> {
+  const changes: Record<string, string | undefined> = {};
+  for (const option of options) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(option);
+    if (!match?.[1]) {
+      throw new InfraError('UNSUPPORTED', `--env takes NAME=VALUE, not "${option}"`, {
+        hint: usage,
+      });
+    }
+    changes[match[1]] = match[2] === '' ? undefined : match[2];
+  }
+  return changes;
+}
 
 /** Connection strings may carry a password (external provider): never print it. */
 function withoutPassword(value: string): string {
@@ -85,6 +112,7 @@ async function main(argv: string[]): Promise<void> {
       detach: { type: 'boolean', default: false },
       'kafka-brokers': { type: 'string' },
       connect: { type: 'boolean', default: false },
+      env: { type: 'string', multiple: true, default: [] },
       json: { type: 'boolean', default: false },
       follow: { type: 'boolean', short: 'f', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -127,6 +155,26 @@ async function main(argv: string[]): Promise<void> {
       console.log('stopped');
       return;
     }
+    case 'add': {
+      const server = needComponent();
+      if (!isServerName(server)) {
+        throw new InfraError('UNSUPPORTED', `"${server}" is not a server`, {
+          hint: `servers: ${serverNames.join(', ')}`,
+        });
+      }
+      const stack = Stack.open(name);
+      await stack.addServer(server, {
+        ports: name === 'dev' ? devPorts() : undefined,
+      });
+      const added = server === 'kafka' ? stack.kafkaNodes : [server];
+      for (const component of stack.status().filter((c) => added.includes(c.name))) {
+        const endpoints = Object.entries(component.endpoints)
+          .map(([key, value]) => `${key}=${withoutPassword(value)}`)
+          .join(' ');
+        console.log(`${component.name}: running  ${endpoints}`);
+      }
+      return;
+    }
     case 'down': {
       // Down is where a stack should end up: already there is success, not an error.
       const stack = Stack.openIfExists(name);
@@ -167,6 +215,12 @@ async function main(argv: string[]): Promise<void> {
     case 'wipe': {
       const target = needComponent();
       const stack = Stack.open(name);
+      if (values.env.length > 0) {
+        if (command !== 'start' && command !== 'restart') {
+          throw new InfraError('UNSUPPORTED', `--env goes with start or restart, not ${command}`);
+        }
+        stack.setEnv(target, envChanges(values.env));
+      }
       if (command === 'kill') {
         const killed = await stack.kill(target);
         console.log(`${target}: ${killed ? 'killed (SIGKILL)' : 'was not running'}`);

@@ -283,6 +283,28 @@ export class Stack {
     }
   }
 
+  /**
+   * Changes the environment a process component starts with, from its next start on: the
+   * state file keeps it, so a start from any shell (or the dashboard) uses it. Each variable is
+   * set, or removed when its value is `undefined` (the process then inherits it, if whoever
+   * starts it has it).
+   */
+  setEnv(component: string, changes: Readonly<Record<string, string | undefined>>): void {
+    const record = this.#record(component);
+    if (record.kind !== 'process') {
+      throw new InfraError(
+        'UNSUPPORTED',
+        `${component} is a server: only a process component (a service role) takes variables`,
+      );
+    }
+    const env = Object.fromEntries(
+      Object.entries({ ...record.launch.env, ...changes }).filter(
+        (entry): entry is [string, string] => entry[1] !== undefined,
+      ),
+    );
+    this.#update(component, { ...record, launch: { ...record.launch, env } });
+  }
+
   /** Adds a supervised process (a service role) and starts it. */
   async addProcess(component: ProcessComponent): Promise<void> {
     const logFile = path.join(stackDir(this.name, this.#env), 'logs', `${component.name}.log`);

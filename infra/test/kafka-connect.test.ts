@@ -1,10 +1,13 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { beforeAll, expect, inject, it } from 'vitest';
-import { Stack } from '../src/index.ts';
+import { Stack, findRepoRoot } from '../src/index.ts';
 
 const stack = Stack.open(inject('stackName'));
+let added = '';
 
 /** GET /connectors: the worker answers it once it has joined its group. */
 async function listConnectors(): Promise<unknown> {
@@ -15,11 +18,18 @@ async function listConnectors(): Promise<unknown> {
   return response.json();
 }
 
-beforeAll(async () => {
-  await stack.addServer('connect');
+// From a shell, as a workshop adds it to a running `pnpm dev` (Stack.addServer underneath).
+beforeAll(() => {
+  const root = findRepoRoot();
+  added = execFileSync(
+    'bash',
+    [path.join(root, 'pnpm'), 'stack', 'add', 'connect', `--name=${inject('stackName')}`],
+    { cwd: root, encoding: 'utf8' },
+  );
 }, 240_000);
 
 it('Kafka Connect runs as a distributed worker whose state lives in Kafka topics', async () => {
+  expect(added).toContain(`connect: running  url=${stack.connectUrl}`);
   const connect = stack.status().find((component) => component.name === 'connect');
   expect(connect?.running).toBe(true);
   expect(connect?.endpoints['url']).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
