@@ -80,19 +80,22 @@ export async function configureCdcRelay<DB extends OutboxTables>(
 }
 
 /**
- * Removes the CDC relay of a service database: the connector, then its replication slot (a slot
- * nobody reads keeps the WAL from being recycled, without bound), its publication and its
- * heartbeat table.
+ * Removes the CDC relay of a service database: the connector and the offsets Kafka Connect keeps
+ * for it, then its replication slot (a slot nobody reads keeps the WAL from being recycled,
+ * without bound), its publication and its heartbeat table. Registered again later, the
+ * connector starts afresh: a snapshot of the rows not marked published, then a new slot.
  */
 export async function removeCdcRelay<DB extends OutboxTables>(
-  deps: CdcRelayDeps<DB>,
+  deps: Pick<CdcRelayDeps<DB>, 'db' | 'connectUrl' | 'logger'> & {
+    readonly connector: Pick<CdcConnectorSpec, 'name'>;
+  },
   options: { readonly timeoutMs?: number } = {},
 ): Promise<void> {
   const db = outboxDb(deps.db);
   const replication = replicationName(deps.connector.name);
-  await new ConnectApi(deps.connectUrl).remove(deps.connector.name);
-  // The task lets go of the slot as it stops; after the deadline its session is ended.
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  await removeConnector(new ConnectApi(deps.connectUrl), deps.connector.name, deadline);
+  // The task lets go of the slot as it stops; after the deadline its session is ended.
   for (;;) {
     const { rows } = await sql<{ active_pid: number | null }>`
       SELECT active_pid FROM pg_replication_slots WHERE slot_name = ${replication}
@@ -112,8 +115,32 @@ export async function removeCdcRelay<DB extends OutboxTables>(
   await sql`DROP TABLE IF EXISTS ${sql.id(CDC_HEARTBEAT_TABLE)}`.execute(db);
   deps.logger.info(
     { component: 'cdc-relay', connector: deps.connector.name },
-    'CDC connector, slot and publication removed',
+    'CDC connector, its offsets, slot and publication removed',
   );
+}
+
+/**
+ * Deletes the connector and its offsets. Offsets outlive a deleted connector, and Debezium
+ * registered again under the same name would resume from them, find their slot gone and fail
+ * its task; they can only be deleted while the connector exists, stopped, with no tasks.
+ */
+async function removeConnector(api: ConnectApi, name: string, deadline: number): Promise<void> {
+  if ((await api.status(name)) === undefined) return;
+  await api.stop(name);
+  for (;;) {
+    const status = await api.status(name);
+    if (status === undefined) return;
+    if (status.connector.state === 'STOPPED' && status.tasks.length === 0) break;
+    if (Date.now() >= deadline) {
+      throw new OutboxError(
+        'CDC_CONNECT_FAILED',
+        `CDC connector ${name} did not stop (last status: ${JSON.stringify(status)})`,
+      );
+    }
+    await sleep(250);
+  }
+  await api.deleteOffsets(name);
+  await api.remove(name);
 }
 
 /**

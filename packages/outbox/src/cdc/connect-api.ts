@@ -49,6 +49,19 @@ export class ConnectApi {
     await this.#call('PUT', `${connectorPath(name)}/resume`);
   }
 
+  /** Stops the connector and its tasks, keeping its config, so its offsets can be deleted. */
+  async stop(name: string): Promise<void> {
+    await this.#call('PUT', `${connectorPath(name)}/stop`);
+  }
+
+  /**
+   * Deletes the source offsets Kafka Connect keeps for a stopped connector. They outlive the
+   * connector: one registered again under the same name would start from them.
+   */
+  async deleteOffsets(name: string): Promise<void> {
+    await this.#call('DELETE', `${connectorPath(name)}/offsets`);
+  }
+
   /** Deletes the connector; no error when it does not exist. */
   async remove(name: string): Promise<void> {
     await this.#call('DELETE', connectorPath(name), { missingIsUndefined: true });

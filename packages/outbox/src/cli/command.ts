@@ -11,6 +11,8 @@ export interface CliContext {
   db(): Kysely<OutboxTables>;
   /** A connected producer for KAFKA_BROKERS (only `parked requeue` needs Kafka). */
   producer(): Promise<Producer>;
+  /** Kafka Connect's REST API, CONNECT_URL (only `cdc remove` needs it). */
+  connectUrl(): string;
 }
 
 /** One subcommand: `status`, `dead list`, ... */

@@ -18,7 +18,7 @@ export function openDatabase(url: string): Kysely<OutboxTables> {
 }
 
 /**
- * The context of one CLI run: DATABASE_URL and KAFKA_BROKERS are read when a command first
+ * The context of one CLI run: DATABASE_URL, KAFKA_BROKERS and CONNECT_URL are read when a command first
  * needs them (a missing one is a usage error naming it); `close()` closes what was opened.
  */
 export function createCliContext(
@@ -49,6 +49,9 @@ export function createCliContext(
         await producer.connect();
       }
       return producer;
+    },
+    connectUrl() {
+      return required('CONNECT_URL');
     },
     async close() {
       await producer?.disconnect();

@@ -2,6 +2,7 @@
 // The operator's command line: `outbox <command>` against a service's DATABASE_URL.
 import { parseArgs, UsageError } from './args.ts';
 import { EXIT, type Subcommand } from './command.ts';
+import { cdcRemove } from './commands/cdc.ts';
 import { deadDiscard, deadList, deadRequeue } from './commands/dead.ts';
 import { failedList, failedRetry, failedSkip } from './commands/failed.ts';
 import { parkedDiscard, parkedList, parkedRequeue, parkedShow } from './commands/parked.ts';
@@ -26,6 +27,7 @@ const subcommands: ReadonlyMap<string, Subcommand> = new Map([
   ['parked show', parkedShow],
   ['parked requeue', parkedRequeue],
   ['parked discard', parkedDiscard],
+  ['cdc remove', cdcRemove],
 ]);
 
 export const USAGE = [
