@@ -14,7 +14,13 @@ interface CallOptions {
   readonly body?: object;
   /** A 404 (no such connector) is an answer, not an error. */
   readonly missingIsUndefined?: boolean;
+  readonly timeoutMs?: number;
 }
+
+/** Writes may wait for a rebalance; a status is read from memory. */
+const CALL_TIMEOUT_MS = 30_000;
+/** A worker that has not answered a status in this long is frozen or gone, as far as we can tell. */
+const STATUS_TIMEOUT_MS = 10_000;
 
 /** A small client of Kafka Connect's REST API: the calls the CDC relay makes. */
 export class ConnectApi {
@@ -33,6 +39,7 @@ export class ConnectApi {
   status(name: string): Promise<ConnectorStatus | undefined> {
     return this.#call<ConnectorStatus>('GET', `${connectorPath(name)}/status`, {
       missingIsUndefined: true,
+      timeoutMs: STATUS_TIMEOUT_MS,
     });
   }
 
@@ -69,10 +76,18 @@ export class ConnectApi {
 
   async #call<T>(method: string, path: string, options: CallOptions = {}): Promise<T | undefined> {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const timeoutMs = options.timeoutMs ?? CALL_TIMEOUT_MS;
     const response = await fetch(`${this.#baseUrl}${path}`, {
       method,
       ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
-      signal: AbortSignal.timeout(30_000),
+      signal: AbortSignal.timeout(timeoutMs),
+    }).catch((error: unknown) => {
+      if (!(error instanceof Error && error.name === 'TimeoutError')) throw error;
+      throw new OutboxError(
+        'CDC_CONNECT_FAILED',
+        `Kafka Connect did not answer ${method} ${path} in ${timeoutMs} ms`,
+        { cause: error },
+      );
     });
     if (response.status === 404 && options.missingIsUndefined) return undefined;
     const text = await response.text();

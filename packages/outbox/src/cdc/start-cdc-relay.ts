@@ -52,6 +52,7 @@ export async function startCdcRelay<DB extends OutboxTables>(
   const intervalMs = deps.options?.watchIntervalMs ?? 2000;
   const backoff = deps.options?.backoff ?? DEFAULT_BACKOFF;
   const state = new StateLog(deps.logger, { component: 'cdc-relay', connector });
+  const slotState = new StateLog(deps.logger, { component: 'cdc-relay', connector, slot });
   const progress = deps.metrics?.stalls.reporter('outbox-relay');
   const cdc = deps.metrics?.cdc;
   const timeline = new WalTimeline();
@@ -91,7 +92,6 @@ export async function startCdcRelay<DB extends OutboxTables>(
       if (Date.now() - registeredAt < REGISTRATION_GRACE_MS) return;
       // Deleted behind our back: register it again on the next look.
       registeredAt = undefined;
-      cdc?.connectorRunning.set({ connector }, 0);
       throw new Error(`connector ${connector} is not registered in Kafka Connect`);
     }
     const up = isConnectorRunning(status);
@@ -102,25 +102,39 @@ export async function startCdcRelay<DB extends OutboxTables>(
     }
   };
 
-  const loop = async (): Promise<void> => {
+  // Two loops: the slot is PostgreSQL's to answer, the connector Kafka Connect's. A frozen or
+  // unreachable Connect must not also hide the slot's lag, which is what shows it.
+  // A stop may come while a loop is not waiting (wake() ends only current waits).
+  const rest = (ms: number) => (running ? stopping.wait(ms) : Promise.resolve());
+  const slotLoop = async (): Promise<void> => {
     while (running) {
       try {
-        await watchConnector().catch((error: unknown) => {
-          // Kafka Connect not answering (or refusing) is a connector we cannot see running.
-          cdc?.connectorRunning.set({ connector }, 0);
-          throw error;
-        });
         await watchSlot();
-        state.ok('CDC relay');
-        await stopping.wait(intervalMs);
+        slotState.ok('CDC slot watch');
+        await rest(intervalMs);
       } catch (error) {
-        state.failed('CDC relay', error);
+        slotState.failed('CDC slot watch', error);
         progress?.failed(error);
-        await stopping.wait(backoffDelay(backoff, state.failures));
+        await rest(backoffDelay(backoff, slotState.failures));
       }
     }
   };
-  const done = loop();
+  const connectorLoop = async (): Promise<void> => {
+    while (running) {
+      try {
+        await watchConnector();
+        state.ok('CDC relay');
+        await rest(intervalMs);
+      } catch (error) {
+        // Kafka Connect not answering (or refusing) is a connector we cannot see running.
+        cdc?.connectorRunning.set({ connector }, 0);
+        state.failed('CDC relay', error);
+        progress?.failed(error);
+        await rest(backoffDelay(backoff, state.failures));
+      }
+    }
+  };
+  const done = Promise.all([slotLoop(), connectorLoop()]);
   deps.logger.info({ component: 'cdc-relay', connector, slot }, 'CDC relay watch started');
   return {
     async stop() {
