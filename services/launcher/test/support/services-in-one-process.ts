@@ -121,16 +121,15 @@ export async function startServicesInOneProcess(
       if (cdc) {
         // The connectors outlive the services (they are Kafka Connect's); their slots would
         // keep WAL for the rest of the run.
-        const remove = <DB extends OutboxTables>(db: Kysely<DB>, url: string, clientId: string) =>
+        const remove = <DB extends OutboxTables>(db: Kysely<DB>, clientId: string) =>
           removeCdcRelay({
             db,
-            kafka,
             connectUrl: stack.connectUrl,
-            connector: { name: `${clientId}-outbox`, databaseUrl: url },
+            connector: { name: `${clientId}-outbox` },
             logger,
           });
-        await remove(orderDb, orderUrl, `flow-orders-${suffix}`);
-        await remove(paymentDb, paymentUrl, `flow-payments-${suffix}`);
+        await remove(orderDb, `flow-orders-${suffix}`);
+        await remove(paymentDb, `flow-payments-${suffix}`);
       }
       await orderDb.destroy();
       await paymentDb.destroy();
