@@ -17,10 +17,13 @@
  *   ./wk sql <database> <query>                 print the rows
  *   ./wk value <database> <query>               print the first column of the first row
  *                                               (waiting while there is none, or it is NULL)
- *   ./wk duplicates <topic> [event-id]          event ids on the topic more than once, or
- *                                               how many times that one event is on it
+ *   ./wk duplicates <topic> [event-id]...       event ids on the topic more than once, or
+ *                                               how many times that one event is on it, or
+ *                                               how many of those events are on it more
+ *                                               than once
  *   ./wk outbox <orders|payments> <command>...  the library's `outbox` command line on that
- *                                               service's database (and Kafka)
+ *                                               service's database (and Kafka, and Kafka
+ *                                               Connect when the stack runs it)
  *   ./wk produce <topic> <key> <value>          send one raw message (not an event: practice)
  *   ./wk naive-after-commit <count>             the forbidden X2 writer
  *   ./wk naive-report [id]...                   naive orders vs their events
@@ -194,7 +197,7 @@ async function main([command, ...args]: string[]): Promise<void> {
       return;
     }
     case 'duplicates': {
-      const [topic = 'order.events', only] = args;
+      const [topic = 'order.events', ...only] = args;
       const messages = await readWholeTopic(stack.kafkaBrokers, topic);
       const offsets = new Map<string, string[]>();
       for (const message of messages) {
@@ -203,12 +206,27 @@ async function main([command, ...args]: string[]): Promise<void> {
         offsets.set(message.eventId, seen);
       }
       console.log(`${messages.length} messages, ${offsets.size} distinct events on ${topic}`);
-      if (only !== undefined) {
-        // The learner's own event: earlier exercises may have left other duplicates behind.
-        const at = offsets.get(only) ?? [];
+      const delivered = (eventId: string): string => {
+        const at = offsets.get(eventId) ?? [];
+        return (
+          `event ${eventId} delivered ${at.length}x` +
+          (at.length > 0 ? ` (partition/offset ${at.join(', ')})` : '')
+        );
+      };
+      // The learner's own events: earlier exercises may have left other duplicates behind.
+      if (only.length === 1) {
+        console.log(delivered(only[0] ?? ''));
+        return;
+      }
+      if (only.length > 1) {
+        const times = (eventId: string) => offsets.get(eventId)?.length ?? 0;
+        for (const eventId of only.filter((id) => times(id) !== 1))
+          console.log(`  ${delivered(eventId)}`);
+        const repeated = only.filter((id) => times(id) > 1).length;
+        const missing = only.filter((id) => times(id) === 0).length;
         console.log(
-          `event ${only} delivered ${at.length}x` +
-            (at.length > 0 ? ` (partition/offset ${at.join(', ')})` : ''),
+          `${repeated} of ${only.length} events delivered more than once` +
+            (missing > 0 ? `, ${missing} not on ${topic}` : ''),
         );
         return;
       }
@@ -228,12 +246,14 @@ async function main([command, ...args]: string[]): Promise<void> {
         );
       // The same program an operator runs (`outbox …`), pointed at this stack.
       const cli = `${findRepoRoot()}/packages/outbox/src/cli/outbox.ts`;
+      const connectUrl = stack.state.components['connect']?.endpoints['url'];
       const run = spawnSync(process.execPath, [cli, ...command], {
         stdio: 'inherit',
         env: {
           ...process.env,
           DATABASE_URL: stack.postgresUrl(database),
           KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+          ...(connectUrl === undefined ? {} : { CONNECT_URL: connectUrl }),
         },
       });
       process.exitCode = run.status ?? 1;
