@@ -1,5 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
+// Workshop exercise 5 adds Kafka Connect to the stack, which the local provider alone runs
+// (as the e2e suite's stacks do): the global setup below reads this when it creates the stack.
+process.env['STACK_PROVIDER'] ??= 'local';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

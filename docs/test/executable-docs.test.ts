@@ -1,6 +1,6 @@
 /**
  * The documents a class follows, run as written: every ```sh block of docs/workshop.md (the
- * four exercise scripts included) and of the runbook's "Practice on the dev stack" section,
+ * five exercise scripts included) and of the runbook's "Practice on the dev stack" section,
  * literally, in order, from the repository root, against a real system: the test's
  * PostgreSQL + Kafka with both services added as stack components (free ports), which is
  * what `./pnpm dev` builds on the dev ports. `STACK_NAME` points `./pnpm stack`, `./pnpm demo`
@@ -92,8 +92,9 @@ beforeAll(async () => {
 });
 
 describe('the documents, run as written', () => {
-  // Exercise 3 runs e2e scenario 2 twice on a stack of its own (the break and its variation).
-  it('docs/workshop.md: every command block, the four exercises included', async () => {
+  // Exercise 3 runs e2e scenario 2 twice on a stack of its own (the break and its variation);
+  // exercise 5 adds Kafka Connect to this stack and moves order-relay to CDC and back.
+  it('docs/workshop.md: every command block, the five exercises included', async () => {
     expect(await runDocument('docs/workshop.md')).toEqual([]);
   }, 1_800_000);
 
