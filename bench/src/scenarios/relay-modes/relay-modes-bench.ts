@@ -180,8 +180,7 @@ export async function tearDownRelayModes(bench: RelayModesBench): Promise<void> 
     await removeCdcRelay({
       db: cdc.db,
       connectUrl: ctx.stack.connectUrl,
-      kafka: ctx.kafka,
-      connector: { name: CONNECTOR, databaseUrl: cdc.databaseUrl },
+      connector: { name: CONNECTOR },
       logger: silentLogger,
     });
   }
