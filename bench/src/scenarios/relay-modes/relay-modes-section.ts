@@ -6,8 +6,14 @@ import { fixed, int, percentile, showSpread, spread } from '../../stats.ts';
 import type { DrainRun } from './drain-run.ts';
 import type { RateRun } from './rate-run.ts';
 import { RELAY_MODES, type RelayMode } from './relay-modes-bench.ts';
-import type { RelayModesRuns } from './relay-modes.ts';
 import type { WriteRun } from './write-run.ts';
+
+/** Everything B8 measured, for its section. */
+export interface RelayModesRuns {
+  readonly drains: ReadonlyMap<RelayMode, readonly DrainRun[]>;
+  readonly rates: readonly RateRun[];
+  readonly writes: ReadonlyMap<RelayMode, readonly WriteRun[]>;
+}
 
 const relayNames: Readonly<Record<RelayMode, string>> = {
   polling: 'polling relay (NOTIFY)',

@@ -1,24 +1,17 @@
 import { defineScenario, type BenchContext, type Scenario } from '../../context.ts';
 import { runRounds } from '../../rounds.ts';
 import { fixed, int, percentile } from '../../stats.ts';
-import { drainRun, type DrainRun } from './drain-run.ts';
+import { drainRun } from './drain-run.ts';
 import { rateRun, type RateRun } from './rate-run.ts';
 import {
   RELAY_MODES,
   setUpRelayModes,
   systemOf,
   tearDownRelayModes,
-  type RelayMode,
   type RelayModesBench,
 } from './relay-modes-bench.ts';
-import { relayModesSection } from './relay-modes-section.ts';
-import { writeRun, type WriteRun } from './write-run.ts';
-
-export interface RelayModesRuns {
-  readonly drains: ReadonlyMap<RelayMode, readonly DrainRun[]>;
-  readonly rates: readonly RateRun[];
-  readonly writes: ReadonlyMap<RelayMode, readonly WriteRun[]>;
-}
+import { relayModesSection, type RelayModesRuns } from './relay-modes-section.ts';
+import { writeRun } from './write-run.ts';
 
 /** Each offered rate through each relay, the order alternating, after a warm-up at that rate. */
 async function measureRates(bench: RelayModesBench): Promise<RateRun[]> {
