@@ -1,5 +1,33 @@
+import {
+  kafkajsClient,
+  type EventProducer,
+  type KafkaClient,
+  type OutgoingRecord,
+} from '@outbox-inbox/outbox';
 import { Kafka, logLevel } from 'kafkajs';
 import { sleep } from './stats.ts';
+
+/** The library's port on the bench's Kafka client. */
+export function benchClient(kafka: Kafka): KafkaClient {
+  return kafkajsClient(kafka);
+}
+
+/** Sends records through the port; fails unless Kafka acknowledged every one. */
+export async function sendAll(
+  producer: EventProducer,
+  records: readonly OutgoingRecord[],
+): Promise<void> {
+  const report = await producer.send(records, {
+    timeoutMs: 30_000,
+    keepAlive: async () => undefined,
+  });
+  const unacked = report.outcomes.filter((outcome) => outcome.kind !== 'acked').length;
+  if (unacked > 0) {
+    throw new Error(`Kafka did not acknowledge ${unacked} of ${records.length} record(s)`, {
+      cause: report.interruption ?? report.outcomes.find((outcome) => outcome.kind !== 'acked'),
+    });
+  }
+}
 
 export function benchKafka(brokers: readonly string[], clientId = 'bench'): Kafka {
   return new Kafka({ brokers: [...brokers], clientId, logLevel: logLevel.NOTHING });

@@ -8,9 +8,10 @@
 // Two ways to run it: `asWritten` keeps the guide's schedule (fixedDelay = 500 ms after every
 // run, which alone caps it at 100 events per 500 ms + batch time); otherwise it loops again
 // at once while batches come back full, so the figure is its per-row cost, not its schedule.
-import type { Kafka, Message } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { createRelayProducer, toKafkaMessage, type OutboxTables } from '@outbox-inbox/outbox';
+import { toEventRecord, type EventRecord, type OutboxTables } from '@outbox-inbox/outbox';
+import { benchClient, sendAll } from './kafka.ts';
 import { sleep } from './stats.ts';
 
 const GUIDE_BATCH = 100;
@@ -38,8 +39,8 @@ interface GuideRow {
  * The same message as the library's relay sends (the consumers read these headers), so the
  * comparison is of the relay's work, not of what it sends.
  */
-function guideMessage(row: GuideRow): Message {
-  return toKafkaMessage({ ...row, payload: JSON.stringify(row.payload), headers: {} });
+function guideMessage(row: GuideRow): EventRecord {
+  return toEventRecord({ ...row, payload: JSON.stringify(row.payload), headers: {} });
 }
 
 /** The guide's claim: 100 unpublished rows, locked, skipping rows other instances hold. */
@@ -72,7 +73,7 @@ export async function startNaiveRelay(deps: {
   readonly asWritten?: boolean;
 }): Promise<NaiveRelay> {
   // The relay's own producer settings: the comparison measures the relay's work, not transport.
-  const producer = createRelayProducer(deps.kafka);
+  const producer = benchClient(deps.kafka).createProducer({ allowAutoTopicCreation: true });
   await producer.connect();
   let running = true;
   let published = 0;
@@ -82,7 +83,7 @@ export async function startNaiveRelay(deps: {
       const batch = await claimGuideBatch(trx);
       for (const row of batch) {
         if (!running) break;
-        await producer.send({ topic: row.topic, messages: [guideMessage(row)], acks: -1 });
+        await sendAll(producer, [guideMessage(row)]);
         await trx
           .updateTable('outbox_event')
           .set({ published_at: sql<Date>`now()` })

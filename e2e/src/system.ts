@@ -10,6 +10,7 @@ import {
 } from '@outbox-inbox/launcher';
 import { orderService } from '@outbox-inbox/order-service';
 import { paymentService } from '@outbox-inbox/payment-service';
+import { kafkajsClient } from '@outbox-inbox/outbox';
 import { createLogger, provisionTopics } from '@outbox-inbox/service-kit';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
@@ -84,11 +85,9 @@ export interface System {
  * after Kafka lost its data); returns the topics it had to create.
  */
 export async function provisionSystemTopics(brokers: readonly string[]): Promise<string[]> {
-  const admin = new Kafka({
-    clientId: 'e2e-setup',
-    brokers: [...brokers],
-    logLevel: logLevel.NOTHING,
-  }).admin();
+  const admin = kafkajsClient(
+    new Kafka({ clientId: 'e2e-setup', brokers: [...brokers], logLevel: logLevel.NOTHING }),
+  ).createAdmin();
   await admin.connect();
   try {
     const logger = createLogger({ service: 'e2e-setup', level: 'warn' });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // What the services' migrate provisions, from the packages that own it: service-kit's tests
 // depend on this package, so this one imports their source files instead of depending back.
 import { topicDeclarations } from '../../packages/contracts/src/topics.ts';
+import { kafkajsClient } from '../../packages/outbox/src/kafka-port/kafkajs/kafkajs-client.ts';
 import { provisionTopics } from '../../packages/service-kit/src/infrastructure/topics/provision-topics.ts';
 import { createLogger } from '../../packages/service-kit/src/logger.ts';
 import { findRepoRoot, pollUntil, Stack, stacksHome, type PartitionLeader } from '../src/index.ts';
@@ -28,12 +29,16 @@ async function stackCli(...args: string[]): Promise<string> {
   return stdout;
 }
 
-async function withAdmin<T>(use: (admin: Admin) => Promise<T>): Promise<T> {
-  const admin = new Kafka({
+function clusterKafka(): Kafka {
+  return new Kafka({
     clientId: 'cluster-test',
     brokers: stack.kafkaBrokers,
     logLevel: logLevel.NOTHING,
-  }).admin();
+  });
+}
+
+async function withAdmin<T>(use: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = clusterKafka().admin();
   await admin.connect();
   try {
     return await use(admin);
@@ -180,7 +185,12 @@ describe('a three-node Kafka cluster on the local provider', () => {
     const logger = createLogger({ service: 'cluster-test', level: 'silent' });
     await withAdmin(async (admin) => {
       const names = topicDeclarations.map((declared) => declared.name);
-      expect((await provisionTopics(admin, topicDeclarations, { logger })).created).toEqual(names);
+      const portAdmin = kafkajsClient(clusterKafka()).createAdmin();
+      await portAdmin.connect();
+      const provisioned = await provisionTopics(portAdmin, topicDeclarations, { logger }).finally(
+        () => portAdmin.disconnect(),
+      );
+      expect(provisioned.created).toEqual(names);
       const { topics } = await admin.fetchTopicMetadata({ topics: names });
       const described = await admin.describeConfigs({
         includeSynonyms: false,

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Stack } from '@outbox-inbox/infra';
-import { createRelayProducer } from '@outbox-inbox/outbox';
+import { kafkajsClient } from '@outbox-inbox/outbox';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { produceRaw } from '../poison/produce-poison.ts';
@@ -57,17 +57,20 @@ afterAll(async () => {
 
 describe("the relay's producer places keys as Kafka's Java producer does", () => {
   it('sends every key to the partition the Java client picks for it', async () => {
-    const producer = createRelayProducer(kafka, { allowAutoTopicCreation: false });
+    const producer = kafkajsClient(kafka).createProducer({ allowAutoTopicCreation: false });
     await producer.connect();
     let fromRelay: Map<string, number>;
     try {
-      const results = await Promise.all(
-        keys.map(async (key) => {
-          const [landed] = await producer.send({ topic, messages: [{ key, value: 'relay' }] });
-          return [key, landed?.partition ?? -1] as const;
+      const report = await producer.send(
+        keys.map((key) => ({ topic, key, value: 'relay', headers: {} })),
+        { timeoutMs: 30_000, keepAlive: async () => undefined },
+      );
+      fromRelay = new Map(
+        keys.map((key, i) => {
+          const outcome = report.outcomes[i];
+          return [key, outcome?.kind === 'acked' ? outcome.partition : -1] as const;
         }),
       );
-      fromRelay = new Map(results);
     } finally {
       await producer.disconnect();
     }

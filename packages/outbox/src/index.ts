@@ -34,9 +34,37 @@ export { startRelay } from './relay/start-relay.ts';
 export type { RelayDeps } from './relay/start-relay.ts';
 export type { RelayOptions, RelayHooks, RelayBatchEvent } from './relay/relay-options.ts';
 export { DEFAULT_RELAY_OPTIONS } from './relay/relay-options.ts';
-export { createRelayProducer } from './relay/relay-producer.ts';
-export { toKafkaMessage } from './relay/kafka-message.ts';
-export type { EventMessageFields } from './relay/kafka-message.ts';
+export { toEventRecord } from './relay/event-record.ts';
+export type { EventMessageFields, EventRecord } from './relay/event-record.ts';
+
+// The port to Kafka, and its adapters
+export type {
+  KafkaClient,
+  ProducerOptions,
+  EventProducer,
+  OutgoingRecord,
+  OutgoingHeaders,
+  RecordOutcome,
+  SendReport,
+  SendOptions,
+  ConsumerSpec,
+  ConsumedBatch,
+  ConsumedMessage,
+  MessageHeaders,
+  BatchControl,
+  KafkaAdmin,
+  AdminOptions,
+  NewTopic,
+  PartitionEnds,
+  CommittedOffset,
+  TopicDescription,
+} from './kafka-port/kafka-client.ts';
+export { kafkajsClient } from './kafka-port/kafkajs/kafkajs-client.ts';
+export {
+  DEFAULT_SESSION_TIMEOUT_MS,
+  DEFAULT_MAX_WAIT_TIME_MS,
+  DEFAULT_CONSUMER_BACKOFF,
+} from './kafka/consumer-settings.ts';
 
 // Receiving
 export { EVENT_HEADERS } from './kafka/event-headers.ts';

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { Kafka, Message } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { sql, type Kysely } from 'kysely';
 import { Registry } from 'prom-client';
 import {
   EVENT_HEADERS,
   createOutboxMetrics,
-  createRelayProducer,
   silentLogger,
   startInboxWriter,
   type OutboxTables,
+  type OutgoingRecord,
 } from '@outbox-inbox/outbox';
 import { startCpuMeter, type CpuUse } from '../../cpu.ts';
+import { benchClient, sendAll } from '../../kafka.ts';
 import type { BenchSettings } from '../../settings.ts';
 import { sleep } from '../../stats.ts';
 
@@ -27,9 +28,10 @@ export interface IngestBench {
 }
 
 /** Message `j` of the topic: relay-shaped (its headers), a ~500-byte OrderCreated-like payload. */
-function relayShapedMessage(j: number, keys: number): Message {
+function relayShapedMessage(j: number, keys: number): OutgoingRecord {
   const key = `order-${j % keys}`;
   return {
+    topic: INBOX_TOPIC,
     key,
     value: JSON.stringify({
       schemaVersion: 1,
@@ -52,14 +54,14 @@ function relayShapedMessage(j: number, keys: number): Message {
 
 /** Fills the topic once, through the relay's own producer, batch by batch. */
 export async function fillInboxTopic(kafka: Kafka, settings: BenchSettings): Promise<void> {
-  const producer = createRelayProducer(kafka);
+  const producer = benchClient(kafka).createProducer({ allowAutoTopicCreation: true });
   await producer.connect();
   for (let i = 0; i < settings.inboxMessages; i += settings.batchSize) {
     const end = Math.min(i + settings.batchSize, settings.inboxMessages);
     const messages = Array.from({ length: end - i }, (_, k) =>
       relayShapedMessage(i + k, settings.keys),
     );
-    await producer.sendBatch({ topicMessages: [{ topic: INBOX_TOPIC, messages }], acks: -1 });
+    await sendAll(producer, messages);
   }
   await producer.disconnect();
 }
@@ -100,7 +102,7 @@ export async function inboxWriterRun(bench: IngestBench): Promise<CpuUse> {
   const metrics = createOutboxMetrics(new Registry());
   const worker = await startInboxWriter({
     db: bench.db,
-    kafka: bench.kafka,
+    kafka: benchClient(bench.kafka),
     logger: silentLogger,
     metrics,
     options: { groupId: `bench-inbox-${++bench.groups}`, topics: [INBOX_TOPIC] },

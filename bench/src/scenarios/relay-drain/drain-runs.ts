@@ -1,13 +1,13 @@
-import type { Kafka, Message } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { sql, type Kysely } from 'kysely';
 import { Registry } from 'prom-client';
 import {
   createOutboxMetrics,
-  createRelayProducer,
   migrateOutbox,
   silentLogger,
   startRelay,
-  toKafkaMessage,
+  toEventRecord,
+  type EventRecord,
   type EventMessageFields,
   type OutboxTables,
   type Worker,
@@ -16,7 +16,7 @@ import { averagePayloadBytes, clearOutbox, writeBacklog } from '../../backlog.ts
 import type { BenchContext } from '../../context.ts';
 import { measureCpuRun, serverGroups, type CpuRun } from '../../cpu.ts';
 import { benchDb } from '../../database.ts';
-import { freshTopics } from '../../kafka.ts';
+import { benchClient, freshTopics, sendAll } from '../../kafka.ts';
 import { startNaiveRelay, type NaiveRelay } from '../../naive-relay.ts';
 import type { BenchSettings } from '../../settings.ts';
 import { sleep } from '../../stats.ts';
@@ -30,7 +30,7 @@ export interface DrainBench {
   readonly kafka: Kafka;
   readonly settings: BenchSettings;
   /** The relay's own encoding of the backlog's rows, built in memory beforehand. */
-  readonly messages: readonly Message[];
+  readonly messages: readonly EventRecord[];
   readonly payloadBytes: number;
   readonly servers: Readonly<Record<string, number | undefined>>;
 }
@@ -39,7 +39,12 @@ export interface DrainBench {
 function asRelayMessage(
   row: Omit<EventMessageFields, 'payload' | 'headers'> & { payload: unknown },
 ) {
-  return toKafkaMessage({ ...row, payload: JSON.stringify(row.payload), headers: {} });
+  return toEventRecord({
+    ...row,
+    topic: RAW_TOPIC,
+    payload: JSON.stringify(row.payload),
+    headers: {},
+  });
 }
 
 /** How the drain's topics are replicated: the broker's default (one broker), or a cluster's. */
@@ -79,14 +84,11 @@ export async function setUpDrain(ctx: BenchContext, database = 'bench_drain'): P
 /** Baseline A: the same messages through the relay's producer, one `sendBatch` per batch. */
 export async function rawRun(bench: DrainBench): Promise<CpuRun> {
   const { messages, settings } = bench;
-  const producer = createRelayProducer(bench.kafka);
+  const producer = benchClient(bench.kafka).createProducer({ allowAutoTopicCreation: true });
   await producer.connect();
   const run = await measureCpuRun(bench.servers, async () => {
     for (let i = 0; i < messages.length; i += settings.batchSize) {
-      await producer.sendBatch({
-        topicMessages: [{ topic: RAW_TOPIC, messages: messages.slice(i, i + settings.batchSize) }],
-        acks: -1,
-      });
+      await sendAll(producer, messages.slice(i, i + settings.batchSize));
     }
     return messages.length;
   });
@@ -109,7 +111,7 @@ export async function relayRun(bench: DrainBench): Promise<CpuRun> {
   const run = await measureCpuRun(bench.servers, async () => {
     worker = await startRelay({
       db: bench.db,
-      kafka: bench.kafka,
+      kafka: benchClient(bench.kafka),
       logger: silentLogger,
       metrics,
       options: { batchSize: settings.batchSize, pollIntervalMs: 50 },

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Kafka } from 'kafkajs';
 import { sql, type Kysely } from 'kysely';
 import { OutboxError } from '../errors.ts';
 import { outboxDb } from '../internal/views.ts';
+import type { KafkaClient } from '../kafka-port/kafka-client.ts';
 import type { Logger } from '../logger.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import {
@@ -25,7 +25,7 @@ export interface CdcRelayDeps<DB extends OutboxTables> {
   /** Kafka Connect's REST API, e.g. http://127.0.0.1:8083. */
   readonly connectUrl: string;
   /** Creates the connector's heartbeat topic. */
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly connector: CdcConnectorSpec;
   readonly logger: Logger;
 }
@@ -148,11 +148,11 @@ async function removeConnector(api: ConnectApi, name: string, deadline: number):
  * writes to (a mistyped event topic too): the one topic the connector needs besides the events'
  * is made here, with the broker's default replication.
  */
-async function ensureTopic(kafka: Kafka, topic: string): Promise<void> {
-  const admin = kafka.admin();
+async function ensureTopic(kafka: KafkaClient, topic: string): Promise<void> {
+  const admin = kafka.createAdmin();
   await admin.connect();
   try {
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    await admin.createTopics([{ topic, partitions: 1 }]);
   } finally {
     await admin.disconnect();
   }

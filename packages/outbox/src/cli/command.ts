@@ -1,4 +1,4 @@
-import type { Producer } from 'kafkajs';
+import type { EventProducer } from '../kafka-port/kafka-client.ts';
 import type { Kysely } from 'kysely';
 import type { OutboxTables } from '../schema/tables.ts';
 import { UsageError, type OptionKind, type ParsedArgs } from './args.ts';
@@ -10,7 +10,7 @@ export interface CliContext {
   /** The database of DATABASE_URL. */
   db(): Kysely<OutboxTables>;
   /** A connected producer for KAFKA_BROKERS (only `parked requeue` needs Kafka). */
-  producer(): Promise<Producer>;
+  producer(): Promise<EventProducer>;
   /** Kafka Connect's REST API, CONNECT_URL (only `cdc remove` needs it). */
   connectUrl(): string;
 }

@@ -1,7 +1,8 @@
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
 import { Kysely, PostgresDialect } from 'kysely';
 import { silentLogger } from '../logger.ts';
-import { createRelayProducer } from '../relay/relay-producer.ts';
+import type { EventProducer } from '../kafka-port/kafka-client.ts';
+import { kafkajsClient } from '../kafka-port/kafkajs/kafkajs-client.ts';
 import { createPgPool } from '../pg-pool.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { UsageError } from './args.ts';
@@ -26,7 +27,7 @@ export function createCliContext(
   io: CliIo,
 ): CliContext & { close(): Promise<void> } {
   let db: Kysely<OutboxTables> | undefined;
-  let producer: Producer | undefined;
+  let producer: EventProducer | undefined;
   const required = (name: string): string => {
     const value = env[name]?.trim();
     if (value === undefined || value === '') throw new UsageError(`${name} is not set`);
@@ -45,8 +46,9 @@ export function createCliContext(
           .map((broker) => broker.trim());
         const kafka = new Kafka({ clientId: 'outbox-cli', brokers, logLevel: logLevel.NOTHING });
         // The relay's own settings: a requeued message goes where the relay would send it.
-        producer = createRelayProducer(kafka, { allowAutoTopicCreation: false });
-        await producer.connect();
+        const created = kafkajsClient(kafka).createProducer({ allowAutoTopicCreation: false });
+        await created.connect();
+        producer = created;
       }
       return producer;
     },

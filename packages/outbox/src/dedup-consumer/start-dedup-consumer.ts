@@ -1,15 +1,18 @@
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { startBatchHeartbeat, type BatchHeartbeat } from '../kafka/batch-heartbeat.ts';
-import { commitOffset } from '../kafka/commit-offset.ts';
+import {
+  DEFAULT_CONSUMER_BACKOFF,
+  DEFAULT_MAX_WAIT_TIME_MS,
+  DEFAULT_SESSION_TIMEOUT_MS,
+} from '../kafka/consumer-settings.ts';
 import { parkMessages } from '../kafka/park.ts';
 import { parseMessage } from '../kafka/parse-message.ts';
 import type { ReceivedEvent } from '../kafka/received-event.ts';
-import {
-  consumerConfig,
-  DEFAULT_CONSUMER_BACKOFF,
-  superviseConsumer,
-} from '../kafka/supervise-consumer.ts';
+import type {
+  BatchControl,
+  ConsumedBatch,
+  ConsumedMessage,
+  KafkaClient,
+} from '../kafka-port/kafka-client.ts';
 import { backoffDelay } from '../internal/backoff.ts';
 import { dataErrorOf, refusedDataReason } from '../internal/data-error.ts';
 import { Abandoned, retryInPlace } from '../internal/retry-in-place.ts';
@@ -26,7 +29,7 @@ import { applyOnce } from './apply-once.ts';
 
 export interface DedupConsumerDeps<DB extends OutboxTables> {
   readonly db: Kysely<DB>;
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly logger: Logger;
   readonly metrics?: OutboxMetrics;
   readonly options: DedupConsumerOptions;
@@ -56,8 +59,12 @@ export async function startDedupConsumer<DB extends OutboxTables>(
   const state = new StateLog(logger, { component: 'dedup-consumer', consumer: consumerName });
   const labels = { consumer: consumerName };
 
-  const park = async (work: ActiveBatch, message: KafkaMessage, reason: string): Promise<void> => {
-    const { topic, partition } = work.payload.batch;
+  const park = async (
+    work: ActiveBatch,
+    message: ConsumedMessage,
+    reason: string,
+  ): Promise<void> => {
+    const { topic, partition } = work.batch;
     await retryInPlace(
       () =>
         db
@@ -74,7 +81,7 @@ export async function startDedupConsumer<DB extends OutboxTables>(
         state,
         what: 'dedup consumer (parking)',
         keepGoing: () => keepGoing(work),
-        beat: work.payload.heartbeat,
+        beat: work.control.heartbeat,
       },
     );
     metrics?.parkedTotal.inc(labels);
@@ -87,7 +94,7 @@ export async function startDedupConsumer<DB extends OutboxTables>(
   /** Applies one event in a span that continues its trace; a repeat is marked duplicate. */
   const apply = async (
     work: ActiveBatch,
-    message: KafkaMessage,
+    message: ConsumedMessage,
     event: ReceivedEvent,
   ): Promise<void> => {
     const span = startEventSpan({
@@ -114,7 +121,7 @@ export async function startDedupConsumer<DB extends OutboxTables>(
   /** Applies one event, retrying; returns once it is applied, a duplicate, or parked. */
   const applyOrPark = async (
     work: ActiveBatch,
-    message: KafkaMessage,
+    message: ConsumedMessage,
     event: ReceivedEvent,
   ): Promise<'applied' | 'duplicate' | 'parked'> => {
     let handlerFailures = 0;
@@ -159,13 +166,10 @@ export async function startDedupConsumer<DB extends OutboxTables>(
     }
   };
 
-  const config = consumerConfig(options);
-
-  const eachBatch = async (consumer: Consumer, payload: EachBatchPayload): Promise<void> => {
-    const { batch } = payload;
+  const eachBatch = async (batch: ConsumedBatch, control: BatchControl): Promise<void> => {
     const work: ActiveBatch = {
-      payload,
-      heartbeat: startBatchHeartbeat(payload, config.heartbeatInterval),
+      batch,
+      control,
       progress: metrics?.stalls.reporter('dedup-consumer', `${batch.topic}/${batch.partition}`),
     };
     work.progress?.hasWork(true);
@@ -176,58 +180,46 @@ export async function startDedupConsumer<DB extends OutboxTables>(
         const parsed = parseMessage(batch.topic, batch.partition, message, options.validate);
         if (parsed.ok) await apply(work, message, parsed.event);
         else await park(work, message, parsed.reason);
-        payload.resolveOffset(message.offset);
         lastDone = message.offset;
         work.progress?.progressed();
       }
     } catch (error) {
       if (!(error instanceof Abandoned)) throw error;
     } finally {
-      work.heartbeat.stop();
       work.progress?.hasWork(false);
     }
     // What is done stays done, also when the group moved on mid-batch.
-    if (lastDone !== undefined) {
-      await commitOffset(consumer, logger, {
-        topic: batch.topic,
-        partition: batch.partition,
-        lastOffset: lastDone,
-      });
-    }
+    if (lastDone !== undefined) await control.commit(lastDone);
   };
 
-  const supervised = await superviseConsumer({
-    kafka: deps.kafka,
+  const consumer = await deps.kafka.startConsumer({
     name: 'dedup consumer',
-    config,
+    groupId: options.groupId,
     topics: options.topics,
     fromBeginning: options.fromBeginning ?? true,
+    sessionTimeoutMs: options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
+    maxWaitTimeMs: options.maxWaitTimeMs ?? DEFAULT_MAX_WAIT_TIME_MS,
+    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
     logger,
     backoff,
-    run: (consumer) =>
-      consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
-        eachBatch: (payload) => eachBatch(consumer, payload),
-      }),
+    eachBatch,
   });
   const unwatchLag = metrics?.consumerLag.watch(deps.kafka, options.groupId, options.topics);
   return {
     async stop() {
-      await supervised.stop();
+      await consumer.stop();
       await unwatchLag?.();
     },
   };
 }
 
-/** A batch being handled, with the heartbeat that tells whether this member still owns it. */
+/** A batch being handled, with the control that tells whether this member still owns it. */
 interface ActiveBatch {
-  readonly payload: EachBatchPayload;
-  readonly heartbeat: BatchHeartbeat;
+  readonly batch: ConsumedBatch;
+  readonly control: BatchControl;
   readonly progress: ProgressReporter | undefined;
 }
 
 function keepGoing(work: ActiveBatch): boolean {
-  return work.payload.isRunning() && !work.payload.isStale() && !work.heartbeat.lost;
+  return work.control.active();
 }

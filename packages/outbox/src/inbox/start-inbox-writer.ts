@@ -1,12 +1,10 @@
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { Kysely } from 'kysely';
-import { startBatchHeartbeat, type BatchHeartbeat } from '../kafka/batch-heartbeat.ts';
-import { commitOffset } from '../kafka/commit-offset.ts';
 import {
-  consumerConfig,
   DEFAULT_CONSUMER_BACKOFF,
-  superviseConsumer,
-} from '../kafka/supervise-consumer.ts';
+  DEFAULT_MAX_WAIT_TIME_MS,
+  DEFAULT_SESSION_TIMEOUT_MS,
+} from '../kafka/consumer-settings.ts';
+import type { BatchControl, ConsumedBatch, KafkaClient } from '../kafka-port/kafka-client.ts';
 import type { ParkItem } from '../kafka/park.ts';
 import { parseMessage } from '../kafka/parse-message.ts';
 import { Abandoned, retryInPlace } from '../internal/retry-in-place.ts';
@@ -23,7 +21,7 @@ import { storeInboxBatch, type AcceptedMessage } from './store-inbox-batch.ts';
 
 export interface InboxWriterDeps<DB extends OutboxTables> {
   readonly db: Kysely<DB>;
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly logger: Logger;
   readonly metrics?: OutboxMetrics;
   readonly options: InboxWriterOptions;
@@ -47,28 +45,22 @@ export async function startInboxWriter<DB extends OutboxTables>(
   const backoff = Object.freeze({ ...DEFAULT_CONSUMER_BACKOFF, ...options.backoff });
   const state = new StateLog(logger, { component: 'inbox-writer', groupId: options.groupId });
 
-  const config = consumerConfig(options);
-
-  const eachBatch = async (consumer: Consumer, payload: EachBatchPayload): Promise<void> => {
-    const heartbeat = startBatchHeartbeat(payload, config.heartbeatInterval);
-    const { topic, partition } = payload.batch;
+  const eachBatch = async (batch: ConsumedBatch, control: BatchControl): Promise<void> => {
+    const { topic, partition } = batch;
     const progress = metrics?.stalls.reporter('inbox-writer', `${topic}/${partition}`);
     progress?.hasWork(true);
     try {
-      await storeBatch(consumer, payload, heartbeat, progress);
+      await storeBatch(batch, control, progress);
     } finally {
-      heartbeat.stop();
       progress?.hasWork(false);
     }
   };
 
   const storeBatch = async (
-    consumer: Consumer,
-    payload: EachBatchPayload,
-    heartbeat: BatchHeartbeat,
+    batch: ConsumedBatch,
+    control: BatchControl,
     progress: ProgressReporter | undefined,
   ): Promise<void> => {
-    const { batch } = payload;
     const last = batch.messages[batch.messages.length - 1];
     if (last === undefined) return;
     const accepted: AcceptedMessage[] = [];
@@ -105,8 +97,8 @@ export async function startInboxWriter<DB extends OutboxTables>(
         backoff,
         state,
         what: 'inbox writer (database)',
-        keepGoing: () => payload.isRunning() && !payload.isStale() && !heartbeat.lost,
-        beat: payload.heartbeat,
+        keepGoing: control.active,
+        beat: control.heartbeat,
       },
     ).catch((error: unknown) => {
       // Stopping or rebalanced: leave the offset alone; the partition's next owner re-reads.
@@ -124,13 +116,8 @@ export async function startInboxWriter<DB extends OutboxTables>(
     if (repeats > 0) metrics?.inboxDuplicatesTotal.inc(repeats);
     await deps.hooks?.beforeCommitOffset?.(info);
     // Only now, with the rows durable, may Kafka forget the messages.
-    await commitOffset(consumer, logger, {
-      topic: batch.topic,
-      partition: batch.partition,
-      lastOffset: last.offset,
-    });
-    payload.resolveOffset(last.offset);
-    await payload.heartbeat();
+    await control.commit(last.offset);
+    await control.heartbeat();
     const allParked = [...parked, ...refused];
     if (allParked.length > 0) {
       metrics?.parkedTotal.inc({ consumer: options.groupId }, allParked.length);
@@ -146,26 +133,22 @@ export async function startInboxWriter<DB extends OutboxTables>(
       );
     }
   };
-  const supervised = await superviseConsumer({
-    kafka: deps.kafka,
+  const consumer = await deps.kafka.startConsumer({
     name: 'inbox writer',
-    config,
+    groupId: options.groupId,
     topics: options.topics,
     fromBeginning: options.fromBeginning ?? true,
+    sessionTimeoutMs: options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
+    maxWaitTimeMs: options.maxWaitTimeMs ?? DEFAULT_MAX_WAIT_TIME_MS,
+    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
     logger,
     backoff,
-    run: (consumer) =>
-      consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
-        eachBatch: (payload) => eachBatch(consumer, payload),
-      }),
+    eachBatch,
   });
   const unwatchLag = metrics?.consumerLag.watch(deps.kafka, options.groupId, options.topics);
   return {
     async stop() {
-      await supervised.stop();
+      await consumer.stop();
       await unwatchLag?.();
       await processors.idle();
     },

@@ -1,4 +1,4 @@
-import type { KafkaMessage } from 'kafkajs';
+import type { ConsumedMessage } from '../kafka-port/kafka-client.ts';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { dataErrorOf, refusedDataReason } from '../internal/data-error.ts';
 import { parkMessages, type ParkItem } from '../kafka/park.ts';
@@ -10,7 +10,7 @@ import { insertInboxEvents } from './insert-inbox-events.ts';
 /** A parsed event with the message it came from (parked as is if PostgreSQL refuses it). */
 export interface AcceptedMessage {
   readonly event: ReceivedEvent;
-  readonly message: KafkaMessage;
+  readonly message: ConsumedMessage;
 }
 
 export interface StoredBatch {

@@ -1,4 +1,4 @@
-import type { IHeaders } from 'kafkajs';
+import type { MessageHeaders } from '../kafka-port/kafka-client.ts';
 
 /** Header names every published event carries (besides the event's own extra headers). */
 export const EVENT_HEADERS = Object.freeze({
@@ -24,16 +24,19 @@ export function decodeUtf8(bytes: Buffer): string | undefined {
 }
 
 /**
- * kafkajs header values are Buffers (a string only on the producing side), an array of them
+ * Received header values are Buffers (a string only on the producing side), an array of them
  * when a name repeats, or null (a header without a value). Keeps the last value of each name
  * as text; a value that is not valid UTF-8 is a reason to park the message.
  */
 export function decodeHeaders(
-  headers: IHeaders | undefined,
+  headers: MessageHeaders | undefined,
 ): { readonly headers: Record<string, string> } | { readonly reason: string } {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
-    const last = Array.isArray(value) ? value[value.length - 1] : value;
+    const last =
+      typeof value === 'string' || Buffer.isBuffer(value) || value == null
+        ? value
+        : value[value.length - 1];
     if (last === undefined || last === null) continue;
     const text = typeof last === 'string' ? last : decodeUtf8(last);
     if (text === undefined) return { reason: `header ${name} is not valid UTF-8` };

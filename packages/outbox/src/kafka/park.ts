@@ -1,4 +1,4 @@
-import type { IHeaders, KafkaMessage } from 'kafkajs';
+import type { ConsumedMessage, MessageHeaders } from '../kafka-port/kafka-client.ts';
 import type { Transaction } from 'kysely';
 import { storableText } from '../internal/storable-text.ts';
 import type { OutboxTables } from '../schema/tables.ts';
@@ -6,7 +6,7 @@ import type { OutboxTables } from '../schema/tables.ts';
 export interface ParkItem {
   readonly topic: string;
   readonly partition: number;
-  readonly message: KafkaMessage;
+  readonly message: ConsumedMessage;
   readonly reason: string;
 }
 
@@ -43,10 +43,12 @@ export async function parkMessages(
 }
 
 /** Every header in received order, repeats included; a header without a value stays null. */
-function headerPairs(headers: IHeaders | undefined): [string, Buffer | null][] {
+function headerPairs(headers: MessageHeaders | undefined): [string, Buffer | null][] {
   const pairs: [string, Buffer | null][] = [];
   for (const [name, value] of Object.entries(headers ?? {})) {
-    for (const one of Array.isArray(value) ? value : [value]) {
+    const values: readonly (Buffer | string | null | undefined)[] =
+      typeof value === 'string' || Buffer.isBuffer(value) || value == null ? [value] : value;
+    for (const one of values) {
       if (one === undefined) continue;
       pairs.push([name, typeof one === 'string' ? Buffer.from(one, 'utf8') : one]);
     }

@@ -1,4 +1,4 @@
-import type { KafkaMessage } from 'kafkajs';
+import type { ConsumedMessage } from '../kafka-port/kafka-client.ts';
 import { isUuid } from '../outbox/uuid-v7.ts';
 import { decodeHeaders, decodeUtf8, EVENT_HEADERS } from './event-headers.ts';
 import type { EventValidator, ReceivedEvent } from './received-event.ts';
@@ -14,7 +14,7 @@ export type ParseResult =
 export function parseMessage(
   topic: string,
   partition: number,
-  message: KafkaMessage,
+  message: ConsumedMessage,
   validate?: EventValidator,
 ): ParseResult {
   const decoded = decodeHeaders(message.headers);

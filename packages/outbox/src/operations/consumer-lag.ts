@@ -1,4 +1,4 @@
-import type { Admin, Kafka } from 'kafkajs';
+import type { KafkaAdmin, KafkaClient } from '../kafka-port/kafka-client.ts';
 
 export interface ConsumerLagOptions {
   /** A scrape within this long of the last read answers from it (default 5000). */
@@ -22,7 +22,7 @@ export interface PartitionLag {
 
 /**
  * Kafka consumer lag per group and partition (high watermark minus committed offset), read with
- * the kafkajs admin on scrape. The lag that matters is the one no database table shows: an
+ * an admin client on scrape. The lag that matters is the one no database table shows: an
  * inbox writer that cannot store a batch commits nothing, and its lag grows. Consumers register
  * their group with `watch`. A scrape never fails or hangs on Kafka: reads are cached briefly,
  * one at a time per group, and a slow or failed one leaves the last values.
@@ -36,7 +36,7 @@ export class ConsumerLag {
   }
 
   /** Reports `groupId`'s lag on `topics` until the returned function is called. */
-  watch(kafka: Kafka, groupId: string, topics: readonly string[]): () => Promise<void> {
+  watch(kafka: KafkaClient, groupId: string, topics: readonly string[]): () => Promise<void> {
     const group = new WatchedGroup(kafka, groupId, topics);
     this.#groups.add(group);
     return async () => {
@@ -53,16 +53,16 @@ export class ConsumerLag {
 }
 
 class WatchedGroup {
-  readonly #kafka: Kafka;
+  readonly #kafka: KafkaClient;
   readonly #groupId: string;
   readonly #topics: readonly string[];
-  #admin: Admin | undefined;
+  #admin: KafkaAdmin | undefined;
   #last: PartitionLag[] = [];
   #readAt = Number.NEGATIVE_INFINITY;
   #pending: Promise<void> | undefined;
   #closed = false;
 
-  constructor(kafka: Kafka, groupId: string, topics: readonly string[]) {
+  constructor(kafka: KafkaClient, groupId: string, topics: readonly string[]) {
     this.#kafka = kafka;
     this.#groupId = groupId;
     this.#topics = topics;
@@ -91,15 +91,13 @@ class WatchedGroup {
   async #refresh(): Promise<void> {
     try {
       const admin = await this.#connectedAdmin();
-      const committed = await admin.fetchOffsets({
-        groupId: this.#groupId,
-        topics: [...this.#topics],
-      });
+      const committed = await admin.committedOffsets(this.#groupId, this.#topics);
       const rows: PartitionLag[] = [];
       for (const topic of this.#topics) {
-        const offsets = committed.find((entry) => entry.topic === topic)?.partitions ?? [];
-        for (const end of await admin.fetchTopicOffsets(topic)) {
-          const at = offsets.find((entry) => entry.partition === end.partition)?.offset ?? '-1';
+        for (const end of await admin.partitionEnds(topic)) {
+          const at =
+            committed.find((one) => one.topic === topic && one.partition === end.partition)
+              ?.offset ?? '-1';
           // Nothing committed yet: the group will read the partition from its start.
           const from = BigInt(at) < 0n ? BigInt(end.low) : BigInt(at);
           const lag = BigInt(end.high) - from;
@@ -119,10 +117,10 @@ class WatchedGroup {
     }
   }
 
-  async #connectedAdmin(): Promise<Admin> {
+  async #connectedAdmin(): Promise<KafkaAdmin> {
     if (this.#admin !== undefined) return this.#admin;
     // No retries of its own: the next scrape is the retry.
-    const admin = this.#kafka.admin({ retry: { retries: 0 } });
+    const admin = this.#kafka.createAdmin({ retries: 0 });
     this.#admin = admin;
     await admin.connect();
     return admin;

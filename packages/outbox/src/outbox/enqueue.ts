@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import { OutboxError } from '../errors.ts';
 import { outboxTrx } from '../internal/views.ts';
-import { toKafkaMessage } from '../relay/kafka-message.ts';
+import { toEventRecord } from '../relay/event-record.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { startEventSpan, tracingAvailable } from '../trace/spans.ts';
 import { OUTBOX_CHANNEL } from './channels.ts';
@@ -121,7 +121,8 @@ function toRow(event: OutboxEventInput, maxEventBytes: number) {
   const payload = JSON.stringify(event.payload);
   if (payload === undefined) throw invalid('payload is not JSON-serialisable');
   const bytes = recordBytes(
-    toKafkaMessage({
+    toEventRecord({
+      topic: event.topic,
       event_id: eventId,
       event_type: event.eventType,
       aggregate_type: event.aggregateType,

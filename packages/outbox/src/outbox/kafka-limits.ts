@@ -1,8 +1,8 @@
-import type { Message } from 'kafkajs';
+import type { OutgoingRecord } from '../kafka-port/kafka-client.ts';
 
 /**
  * Kafka's default `message.max.bytes` (broker) and `max.message.bytes` (topic): 1 MiB + 12.
- * The broker applies it to a whole record batch, and kafkajs writes all the messages of one
+ * The broker applies it to a whole record batch, and a producer writes all the records of one
  * send that go to one partition as ONE record batch, so it bounds a partition's share of a
  * relay batch, not just one event.
  */
@@ -36,10 +36,11 @@ const RECORD_FRAMING_BYTES = 36;
 const HEADER_FRAMING_BYTES = 10;
 
 /** Bytes one message takes in a produce request's record batch (an upper bound). */
-export function recordBytes(message: Message): number {
+export function recordBytes(message: Pick<OutgoingRecord, 'key' | 'value' | 'headers'>): number {
   let bytes = RECORD_FRAMING_BYTES + byteLength(message.key) + byteLength(message.value);
-  for (const [name, value] of Object.entries(message.headers ?? {})) {
-    const values = Array.isArray(value) ? value : [value];
+  for (const [name, value] of Object.entries(message.headers)) {
+    const values: readonly (string | Buffer)[] =
+      typeof value === 'string' || Buffer.isBuffer(value) ? [value] : value;
     for (const one of values) {
       bytes += HEADER_FRAMING_BYTES + Buffer.byteLength(name) + byteLength(one);
     }

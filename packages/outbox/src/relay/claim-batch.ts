@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import { recordBytes } from '../outbox/kafka-limits.ts';
 import type { OutboxTables } from '../schema/tables.ts';
-import { toKafkaMessage } from './kafka-message.ts';
+import { toEventRecord } from './event-record.ts';
 
 export interface ClaimedEvent {
   readonly id: string;
@@ -56,7 +56,8 @@ function settled(alias: string): RawBuilder<boolean> {
  * added in SQL, the event's own headers as their JSON text (a little more than Kafka takes).
  */
 const FIXED_ROW_BYTES = recordBytes(
-  toKafkaMessage({
+  toEventRecord({
+    topic: '',
     event_id: '00000000-0000-0000-0000-000000000000',
     event_type: '',
     aggregate_type: '',

@@ -1,5 +1,5 @@
-import type { Producer } from 'kafkajs';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { EventProducer } from '../kafka-port/kafka-client.ts';
 import type { OutboxMetrics } from '../operations/metrics.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { configureBatchTransaction } from './batch-transaction.ts';
@@ -9,7 +9,7 @@ import { sendEvents, type Refusal } from './send-events.ts';
 
 export interface PublishDeps {
   readonly db: Kysely<OutboxTables>;
-  readonly producer: Producer;
+  readonly producer: EventProducer;
   readonly options: RelayOptions;
   readonly metrics?: OutboxMetrics | undefined;
 }
@@ -52,7 +52,7 @@ const NOTHING: BatchResult = Object.freeze({
 });
 
 /**
- * One relay step: claim a batch, send it (one `sendBatch` unless Kafka refuses some rows),
+ * One relay step: claim a batch, send it (one request unless Kafka refuses some rows),
  * mark what Kafka acknowledged published and what it refused with the reason (FAILED when it
  * cannot pass or ran out of tries), commit. A Kafka or PostgreSQL failure on the main send
  * rolls everything back; no row is marked published unless Kafka acknowledged it.

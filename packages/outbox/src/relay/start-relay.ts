@@ -1,7 +1,7 @@
-import type { Kafka, Producer } from 'kafkajs';
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { backoffDelay } from '../internal/backoff.ts';
+import type { EventProducer, KafkaClient } from '../kafka-port/kafka-client.ts';
 import { startListener } from '../internal/listener.ts';
 import { StateLog } from '../internal/state-log.ts';
 import { outboxDb } from '../internal/views.ts';
@@ -14,13 +14,12 @@ import type { OutboxTables } from '../schema/tables.ts';
 import type { Worker } from '../worker.ts';
 import { OutboxError } from '../errors.ts';
 import { publishBatch, type BatchResult } from './publish-batch.ts';
-import { createRelayProducer } from './relay-producer.ts';
 import { resolveRelayOptions, type RelayOptions } from './relay-options.ts';
 
 export interface RelayDeps<DB extends OutboxTables> {
   readonly db: Kysely<DB>;
-  /** The relay creates its own producer from it, configured for ordered idempotent sends. */
-  readonly kafka: Kafka;
+  /** The relay creates its own producers from it (ordered, idempotent, acks -1). */
+  readonly kafka: KafkaClient;
   readonly logger: Logger;
   readonly metrics?: OutboxMetrics;
   /** Dedicated connection for LISTEN (reconnected after a restart); without it, poll only. */
@@ -64,10 +63,10 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
    */
   const lane = async (n: number): Promise<void> => {
     const state = new StateLog(logger, { component: 'outbox-relay', lane: n });
-    let producer: Producer | undefined;
-    const connectedProducer = async (): Promise<Producer> => {
+    let producer: EventProducer | undefined;
+    const connectedProducer = async (): Promise<EventProducer> => {
       if (producer) return producer;
-      const created = createRelayProducer(deps.kafka, options);
+      const created = deps.kafka.createProducer(options);
       try {
         await created.connect();
       } catch (error) {
@@ -78,7 +77,7 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
       return created;
     };
     // After a failed send the producer may be mid-retry or fenced; a fresh one (new producer
-    // id) is the simple known state. Not after refusals Kafka answered: see relay-producer.ts.
+    // id) is the simple known state. Not after refusals Kafka answered: see EventProducer.send.
     const dropProducer = async (): Promise<void> => {
       const old = producer;
       producer = undefined;

@@ -16,6 +16,7 @@ import {
   type OutboxTables,
 } from '../../src/index.ts';
 import {
+  kafkaClient,
   collectTopic,
   createKafka,
   createTopic,
@@ -40,7 +41,7 @@ beforeAll(async () => {
   metrics = createOutboxMetrics(registry, testDb.db, { stallAfterMs: 4000 });
   deps = {
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     connectUrl: stack().connectUrl,
     connector: { name: `watch-${randomUUID()}`, databaseUrl: testDb.url },
     logger: recordingLogger(),

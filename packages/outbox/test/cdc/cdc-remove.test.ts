@@ -14,7 +14,14 @@ import {
   type CdcRelayDeps,
   type OutboxTables,
 } from '../../src/index.ts';
-import { collectTopic, createKafka, createTopic, stack, useTestDb } from '../support/harness.ts';
+import {
+  kafkaClient,
+  collectTopic,
+  createKafka,
+  createTopic,
+  stack,
+  useTestDb,
+} from '../support/harness.ts';
 
 const testDb = useTestDb('cdc_remove');
 let kafka: Kafka;
@@ -27,7 +34,7 @@ beforeAll(async () => {
   topic = await createTopic(kafka, 'cdc-remove', 1);
   deps = {
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     connectUrl: stack().connectUrl,
     connector: { name: `remove-${randomUUID()}`, databaseUrl: testDb.url },
     logger: silentLogger,

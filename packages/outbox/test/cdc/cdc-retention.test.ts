@@ -14,6 +14,7 @@ import {
   type OutboxTables,
 } from '../../src/index.ts';
 import {
+  kafkaClient,
   collectTopic,
   count,
   createKafka,
@@ -34,7 +35,7 @@ beforeAll(async () => {
   topic = await createTopic(kafka, 'cdc-retention', 3);
   cdc = {
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     connectUrl: stack().connectUrl,
     connector: { name: `retention-${randomUUID()}`, databaseUrl: testDb.url },
     logger: silentLogger,

@@ -14,8 +14,7 @@ import {
   type OutboxTables,
 } from '../../src/index.ts';
 import { publishBatch } from '../../src/relay/publish-batch.ts';
-import { createRelayProducer } from '../../src/relay/relay-producer.ts';
-import { createKafka, createTopic, stack, useTestDb } from '../support/harness.ts';
+import { kafkaClient, createKafka, createTopic, stack, useTestDb } from '../support/harness.ts';
 
 /** A message as a consumer sees it: the bytes of its key, value and headers, and where it went. */
 interface Copy {
@@ -37,7 +36,7 @@ beforeAll(async () => {
   topic = await createTopic(kafka, 'cdc-same', 3);
   cdc = {
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     connectUrl: stack().connectUrl,
     // A random name may start with `-` or a digit: the connector's name is ours, not a flag.
     connector: { name: `same-${randomUUID()}`, databaseUrl: testDb.url },
@@ -136,7 +135,7 @@ it('a consumer gets the same key, partition, headers and payload bytes from the 
     }
 
     // The polling relay publishes the same rows again (published_at is not set in CDC mode).
-    const producer = createRelayProducer(kafka);
+    const producer = kafkaClient(kafka).createProducer({ allowAutoTopicCreation: true });
     await producer.connect();
     try {
       const { published: sent } = await publishBatch({

@@ -4,6 +4,7 @@ import type { Message } from 'kafkajs';
 import { sql, type Kysely } from 'kysely';
 import { startDedupConsumer } from '../../src/index.ts';
 import {
+  kafkaClient,
   count,
   createKafka,
   createTopic,
@@ -52,7 +53,7 @@ it('parks at once an event whose data PostgreSQL refuses, parks NUL and non-UTF-
   const calls = new Map<string, number>();
   const consumer = await startDedupConsumer<OrderDb>({
     db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     options: {
       groupId: `orders-${topic}`,

@@ -9,6 +9,7 @@ import {
   startDedupConsumer,
 } from '../../src/index.ts';
 import {
+  kafkaClient,
   count,
   createKafka,
   createTopic,
@@ -107,7 +108,7 @@ it('the dedup consumer applies each event once, counts repeats, parks garbage an
 
   const consumer = await startDedupConsumer<OrderDb>({
     db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     metrics,
     options: {
@@ -211,7 +212,7 @@ it('applies several partitions at the same time, each in its own order', async (
   ]);
   const consumer = await startDedupConsumer<OrderDb>({
     db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     options: {
       groupId: `parallel-${topic}`,

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { createOutboxMetrics, startInboxWriter } from '../../src/index.ts';
 import {
+  kafkaClient,
   count,
   createKafka,
   createTopic,
@@ -87,7 +88,7 @@ it('parks what PostgreSQL cannot store, raw bytes and reason, and stores the res
 
   const writer = await startInboxWriter({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     metrics,
     options: {

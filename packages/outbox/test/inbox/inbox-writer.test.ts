@@ -3,6 +3,7 @@ import { pollUntil } from '@outbox-inbox/infra';
 import { Registry } from 'prom-client';
 import { createOutboxMetrics, startInboxWriter } from '../../src/index.ts';
 import {
+  kafkaClient,
   count,
   createKafka,
   createTopic,
@@ -44,7 +45,7 @@ it('stores each event once, parks malformed messages and keeps going, commits of
 
   const writer = await startInboxWriter({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger,
     metrics,
     options: {

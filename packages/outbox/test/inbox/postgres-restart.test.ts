@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { startDedupConsumer, startInboxProcessor, startInboxWriter } from '../../src/index.ts';
 import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
 import {
+  kafkaClient,
   count,
   createKafka,
   createTopic,
@@ -31,7 +32,7 @@ it('inbox writer, processor and dedup consumer ride out a PostgreSQL restart', a
   };
   const writer = await startInboxWriter({
     db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger,
     options: { ...consumerOptions, groupId: `inbox-${topic}` },
   });
@@ -46,7 +47,7 @@ it('inbox writer, processor and dedup consumer ride out a PostgreSQL restart', a
   });
   const dedup = await startDedupConsumer<EffectDb>({
     db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger,
     options: { ...consumerOptions, groupId: `dedup-${topic}`, consumerName: 'pings' },
     handle: (trx, event) => recordEffect(trx, event, { source: 'dedup' }),

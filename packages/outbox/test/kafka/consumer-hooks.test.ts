@@ -3,6 +3,7 @@ import { pollUntil } from '@outbox-inbox/infra';
 import type { Kafka } from 'kafkajs';
 import { startDedupConsumer, startInboxWriter } from '../../src/index.ts';
 import {
+  kafkaClient,
   count,
   createKafka,
   createTopic,
@@ -36,7 +37,7 @@ it('the inbox writer calls beforeStore with nothing stored and beforeCommitOffse
   const seen: { at: string; rows: number; offset: number }[] = [];
   const writer = await startInboxWriter({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     options: { groupId, topics: [topic], sessionTimeoutMs: 10_000 },
     hooks: {
@@ -74,7 +75,7 @@ it('the dedup consumer calls afterApply once the effect and its processed_event 
   const seen: { eventId: string; dedupRows: number; offset: number }[] = [];
   const consumer = await startDedupConsumer({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     options: { groupId, topics: [topic], consumerName: 'hooks', sessionTimeoutMs: 10_000 },
     handle: async () => undefined,

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { createOutboxMetrics, startDedupConsumer, startInboxWriter } from '../../src/index.ts';
 import {
+  kafkaClient,
   count,
   createKafka,
   createTopic,
@@ -44,7 +45,7 @@ it('a dedup consumer whose handler outlasts the session timeout stays in the gro
   await admin.connect();
   const consumer = await startDedupConsumer({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     metrics,
     options: {
@@ -88,7 +89,7 @@ it('an inbox writer whose INSERT waits longer than the session timeout stays in 
   await admin.connect();
   const writer = await startInboxWriter({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     metrics,
     options: { groupId, topics: [topic], sessionTimeoutMs: SESSION_TIMEOUT_MS },

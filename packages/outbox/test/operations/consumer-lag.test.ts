@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { createOutboxMetrics, startInboxWriter } from '../../src/index.ts';
 import {
+  kafkaClient,
   createKafka,
   createTopic,
   eventMessage,
@@ -31,7 +32,7 @@ it('exports the consumer lag per partition: it grows while the writer cannot sto
   const metrics = createOutboxMetrics(registry, undefined, { consumerLag: { cacheMs: 100 } });
   const writer = await startInboxWriter({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     metrics,
     options: { groupId, topics: [topic] },
@@ -70,7 +71,7 @@ it('a scrape does not fail or hang while Kafka cannot be reached', async () => {
   const metrics = createOutboxMetrics(registry, undefined, { consumerLag: { timeoutMs: 500 } });
   // Nothing listens on port 1.
   const unreachable = new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING });
-  const unwatch = metrics.consumerLag.watch(unreachable, 'lost-group', ['some-topic']);
+  const unwatch = metrics.consumerLag.watch(kafkaClient(unreachable), 'lost-group', ['some-topic']);
   try {
     for (let i = 0; i < 3; i++) {
       const scrape = await registry.metrics();

@@ -14,6 +14,7 @@ import {
   type OutboxEventInput,
 } from '../../src/index.ts';
 import {
+  kafkaClient,
   checkOrder,
   collectTopic,
   count,
@@ -47,7 +48,7 @@ it('replay (function and CLI) republishes the selected rows in order through the
   await testDb.db.transaction().execute((trx) => enqueueMany(trx, events(other)));
   const relay = await startRelay({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     options: { pollIntervalMs: 50 },
   });

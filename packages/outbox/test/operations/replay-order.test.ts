@@ -3,6 +3,7 @@ import { pollUntil } from '@outbox-inbox/infra';
 import { sql } from 'kysely';
 import { enqueue, enqueueMany, replayOutbox, startRelay } from '../../src/index.ts';
 import {
+  kafkaClient,
   collectTopic,
   count,
   createKafka,
@@ -62,7 +63,7 @@ it('a replay under a running relay queues all of a key at once: a newer event ne
     // The relay runs while the replay is under way, and publishes k3.
     relay = await startRelay({
       db: testDb.db,
-      kafka,
+      kafka: kafkaClient(kafka),
       logger: recordingLogger(),
       options: { pollIntervalMs: 50 },
     });

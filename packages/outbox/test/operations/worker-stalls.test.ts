@@ -13,6 +13,7 @@ import {
   type OutboxMetrics,
 } from '../../src/index.ts';
 import {
+  kafkaClient,
   createKafka,
   createTopic,
   eventMessage,
@@ -49,7 +50,7 @@ it('an inbox writer whose batch cannot be stored is stalled, and not once it is 
   const { registry, metrics } = stallMetrics();
   const writer = await startInboxWriter({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     metrics,
     options: { groupId: `payments-${topic}`, topics: [topic] },
@@ -90,7 +91,7 @@ it('a relay that cannot reach Kafka while rows wait is stalled, with the reason'
   });
   const relay = await startRelay({
     db: testDb.db,
-    kafka: unreachable,
+    kafka: kafkaClient(unreachable),
     logger: recordingLogger(),
     metrics,
     options: { pollIntervalMs: 100, backoff: { initialMs: 50, maxMs: 200, multiplier: 2 } },
@@ -135,7 +136,7 @@ it('a dedup consumer whose handler keeps failing is stalled, with the error', as
   await produce(kafka, topic, [eventMessage('order-1', 'PaymentSucceeded', {})]);
   const consumer = await startDedupConsumer({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     metrics,
     options: {

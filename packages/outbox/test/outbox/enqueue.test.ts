@@ -10,6 +10,7 @@ import {
   type Worker,
 } from '../../src/index.ts';
 import {
+  kafkaClient,
   collectTopic,
   createKafka,
   createTopic,
@@ -37,7 +38,7 @@ beforeAll(async () => {
   topic = await createTopic(kafka, 'enqueue', 1);
   relay = await startRelay({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     listen: { connectionString: testDb.url },
     options: { pollIntervalMs: 60_000 },

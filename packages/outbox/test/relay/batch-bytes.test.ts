@@ -9,6 +9,7 @@ import {
 } from '../../src/index.ts';
 import { claimBatch } from '../../src/relay/claim-batch.ts';
 import {
+  kafkaClient,
   checkOrder,
   collectTopic,
   count,
@@ -45,7 +46,7 @@ it('batches stay under maxBatchBytes, so a partition whose limit is lower than a
   const batches: (readonly RelayBatchEvent[])[] = [];
   const relay = await startRelay({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     options: {
       pollIntervalMs: 50,

@@ -1,22 +1,23 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Kafka, Producer } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { sql, type Transaction } from 'kysely';
 import {
   enqueue,
   enqueueMany,
   DEFAULT_RELAY_OPTIONS,
+  type EventProducer,
   type OutboxEventInput,
   type OutboxTables,
 } from '../../src/index.ts';
 import { claimBatch } from '../../src/relay/claim-batch.ts';
 import { configureBatchTransaction } from '../../src/relay/batch-transaction.ts';
 import { publishBatch } from '../../src/relay/publish-batch.ts';
-import { createRelayProducer } from '../../src/relay/relay-producer.ts';
 import {
   checkOrder,
   collectTopic,
   createKafka,
   createTopic,
+  kafkaClient,
   useTestDb,
 } from '../support/harness.ts';
 import { pollUntil } from '@outbox-inbox/infra';
@@ -24,12 +25,12 @@ import { pollUntil } from '@outbox-inbox/infra';
 const testDb = useTestDb('fence');
 let kafka: Kafka;
 let topic: string;
-let producer: Producer;
+let producer: EventProducer;
 
 beforeAll(async () => {
   kafka = createKafka();
   topic = await createTopic(kafka, 'fence', 1);
-  producer = createRelayProducer(kafka);
+  producer = kafkaClient(kafka).createProducer({ allowAutoTopicCreation: true });
   await producer.connect();
 });
 afterAll(async () => {

@@ -8,6 +8,7 @@ import {
   type OutboxEventInput,
 } from '../../src/index.ts';
 import {
+  kafkaClient,
   checkOrder,
   collectTopic,
   createKafka,
@@ -32,7 +33,7 @@ it('three relays publish 10k events on hot and cold keys once each, in per-key o
       const metrics = createOutboxMetrics(registry);
       const worker = await startRelay({
         db: testDb.db,
-        kafka,
+        kafka: kafkaClient(kafka),
         logger: recordingLogger(),
         metrics,
         listen: { connectionString: testDb.url },

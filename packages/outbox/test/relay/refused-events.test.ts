@@ -16,6 +16,7 @@ import {
   type RelayOptions,
 } from '../../src/index.ts';
 import {
+  kafkaClient,
   checkOrder,
   collectTopic,
   count,
@@ -59,7 +60,7 @@ async function withRelay<T>(
   const logger = recordingLogger();
   const relay = await startRelay({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger,
     metrics: createOutboxMetrics(registry, testDb.db),
     options: {

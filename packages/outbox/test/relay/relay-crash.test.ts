@@ -4,6 +4,7 @@ import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { enqueueMany, startRelay, type OutboxEventInput } from '../../src/index.ts';
 import {
+  kafkaClient,
   checkOrder,
   collectTopic,
   createKafka,
@@ -65,7 +66,7 @@ it('a relay SIGKILLed between the Kafka ack and the commit leaves its batch to b
 
   const relay = await startRelay({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     options: { batchSize: 25, pollIntervalMs: 100 },
   });

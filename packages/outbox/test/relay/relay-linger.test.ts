@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { enqueue, startRelay } from '../../src/index.ts';
 import {
+  kafkaClient,
   collectTopic,
   count,
   createKafka,
@@ -20,7 +21,7 @@ it('a steady stream of commits goes out in batches: after a partial batch the la
   const batches: { at: number; size: number }[] = [];
   const relay = await startRelay({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     listen: { connectionString: testDb.url },
     options: {

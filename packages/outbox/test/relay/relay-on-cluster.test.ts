@@ -3,7 +3,14 @@ import { Stack, pollUntil } from '@outbox-inbox/infra';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { enqueueMany, startRelay, type OutboxEventInput } from '../../src/index.ts';
-import { checkOrder, collectTopic, count, recordingLogger, useTestDb } from '../support/harness.ts';
+import {
+  kafkaClient,
+  checkOrder,
+  collectTopic,
+  count,
+  recordingLogger,
+  useTestDb,
+} from '../support/harness.ts';
 
 // A three-node cluster of its own (the package's shared stack has one broker); PostgreSQL is
 // the shared one.
@@ -71,7 +78,7 @@ it('on a three-node cluster with min.insync.replicas=2: a dead leader and too fe
   const logger = recordingLogger();
   const relay = await startRelay({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger,
     listen: { connectionString: testDb.url },
     options: {

@@ -9,6 +9,7 @@ import {
   type OutboxEventInput,
 } from '../../src/index.ts';
 import {
+  kafkaClient,
   checkOrder,
   collectTopic,
   count,
@@ -43,7 +44,7 @@ it('Kafka SIGKILLed mid-stream, then PostgreSQL restarted: relay publishes all i
   const metrics = createOutboxMetrics(registry, testDb.db);
   const relay = await startRelay({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger,
     metrics,
     listen: { connectionString: testDb.url },
@@ -57,7 +58,7 @@ it('Kafka SIGKILLed mid-stream, then PostgreSQL restarted: relay publishes all i
   // The same events flow on into an inbox (the critical-consumer side) through both outages.
   const writer = await startInboxWriter({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     metrics,
     options: { groupId: `inbox-${topic}`, topics: [topic], sessionTimeoutMs: 10_000 },

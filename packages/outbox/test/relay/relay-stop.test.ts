@@ -2,7 +2,14 @@ import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Kafka, logLevel } from 'kafkajs';
 import { enqueueMany, startRelay, type OutboxEventInput } from '../../src/index.ts';
-import { count, createKafka, createTopic, recordingLogger, useTestDb } from '../support/harness.ts';
+import {
+  kafkaClient,
+  count,
+  createKafka,
+  createTopic,
+  recordingLogger,
+  useTestDb,
+} from '../support/harness.ts';
 
 const testDb = useTestDb('relay_stop');
 
@@ -27,7 +34,7 @@ it('stop() with Kafka unreachable returns promptly and marks nothing published',
   const logger = recordingLogger();
   const relay = await startRelay({
     db: testDb.db,
-    kafka: unreachable,
+    kafka: kafkaClient(unreachable),
     logger,
     options: { pollIntervalMs: 50 },
   });
@@ -50,7 +57,7 @@ it('stop() during an acknowledged batch lets it commit: no acked row stays unpub
   const hooked = new Promise<number>((resolve) => (inHook = resolve));
   const relay = await startRelay({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger: recordingLogger(),
     options: {
       batchSize: 10,

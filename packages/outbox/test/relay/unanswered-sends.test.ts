@@ -4,6 +4,7 @@ import { pollUntil } from '@outbox-inbox/infra';
 import { Kafka, logLevel, type ISocketFactory } from 'kafkajs';
 import { enqueueMany, startRelay, type OutboxEventInput } from '../../src/index.ts';
 import {
+  kafkaClient,
   count,
   createKafka,
   createTopic,
@@ -58,7 +59,7 @@ it('marks nothing published while Kafka answers nothing, and publishes every row
   const logger = recordingLogger();
   const relay = await startRelay({
     db: testDb.db,
-    kafka,
+    kafka: kafkaClient(kafka),
     logger,
     options: {
       pollIntervalMs: 50,

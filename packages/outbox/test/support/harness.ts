@@ -11,7 +11,14 @@ import {
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { afterAll, beforeAll, inject } from 'vitest';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
-import { createPgPool, migrateOutbox, type Logger, type OutboxTables } from '../../src/index.ts';
+import {
+  createPgPool,
+  kafkajsClient,
+  migrateOutbox,
+  type KafkaClient,
+  type Logger,
+  type OutboxTables,
+} from '../../src/index.ts';
 
 export const stack = (): Stack => Stack.open(inject('stackName'));
 
@@ -236,4 +243,9 @@ export async function seedInbox(
   }));
   await db.insertInto('inbox_event').values(rows).execute();
   return rows.map((row) => row.event_id);
+}
+
+/** The library's port on a test's kafkajs client (the adapter the services use by default). */
+export function kafkaClient(kafka: Kafka): KafkaClient {
+  return kafkajsClient(kafka);
 }

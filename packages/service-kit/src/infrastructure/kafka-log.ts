@@ -21,7 +21,7 @@ const brokerInText = /connect \w+ (\S+:\d+)/;
 
 /**
  * kafkajs warns about this whenever an idempotent producer gets a finite `retries`. The relay
- * producer (packages/outbox/src/relay/relay-producer.ts) limits them on purpose: the relay
+ * producer (packages/outbox/src/kafka-port/kafkajs/kafkajs-producer.ts) limits them on purpose: the relay
  * retries in its own loop with the same producer, and kafkajs rolls that producer's sequence
  * numbers back on a failed send, so a resend is recognised by the broker as a duplicate
  * (packages/outbox/src/relay/send-events.ts). The guarantee the warning is about holds.

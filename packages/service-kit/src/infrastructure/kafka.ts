@@ -1,3 +1,4 @@
+import { kafkajsClient, type KafkaClient } from '@outbox-inbox/outbox';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import { quietKafkaLog } from './kafka-log.ts';
@@ -11,9 +12,9 @@ export function createKafka(options: {
   clientId: string;
   brokers: readonly string[];
   logger: Logger;
-}): Kafka {
+}): KafkaClient {
   const { logCreator, socketFactory } = quietKafkaLog(options.logger);
-  return new Kafka({
+  const kafka = new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
     connectionTimeout: 3000,
@@ -21,4 +22,5 @@ export function createKafka(options: {
     logCreator,
     socketFactory,
   });
+  return kafkajsClient(kafka);
 }

@@ -1,19 +1,19 @@
 import {
   startCdcRelay,
   startRelay,
+  type KafkaClient,
   type OutboxMetrics,
   type OutboxTables,
   type RelayHooks,
   type Worker,
 } from '@outbox-inbox/outbox';
-import type { Kafka } from 'kafkajs';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config/service-config.ts';
 
 export interface ServiceRelayDeps<DB extends OutboxTables> {
   readonly db: Kysely<DB>;
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly logger: Logger;
   readonly metrics: OutboxMetrics;
   readonly config: ServiceConfig;

@@ -1,6 +1,10 @@
-import { createOutboxMetrics, type OutboxMetrics, type OutboxTables } from '@outbox-inbox/outbox';
+import {
+  createOutboxMetrics,
+  type KafkaClient,
+  type OutboxMetrics,
+  type OutboxTables,
+} from '@outbox-inbox/outbox';
 import type { FastifyInstance } from 'fastify';
-import type { Kafka } from 'kafkajs';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
@@ -15,7 +19,7 @@ import { startInOrder, type Stoppable } from './roles.ts';
 export interface ServiceContext<DB> {
   readonly db: Kysely<DB>;
   /** Undefined when no role of this process needs Kafka. */
-  readonly kafka: Kafka | undefined;
+  readonly kafka: KafkaClient | undefined;
   /** Served at /metrics by the api (or ops) server. */
   readonly registry: Registry;
   /** The workers report stalls to `metrics.stalls`; give it to the api's health route. */

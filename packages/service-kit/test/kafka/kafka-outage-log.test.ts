@@ -1,7 +1,6 @@
 import net from 'node:net';
 import { findFreePort, pollUntil, Stack } from '@outbox-inbox/infra';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
-import { createRelayProducer } from '@outbox-inbox/outbox';
 import { pino, type Logger } from 'pino';
 import { afterEach, expect, inject, it } from 'vitest';
 import { createKafka } from '../../src/index.ts';
@@ -62,7 +61,7 @@ it('logs an outage as one warning when it starts and one info line with the coun
     clientId: 'outage-log-test',
     brokers: [`127.0.0.1:${port}`],
     logger,
-  }).admin();
+  }).createAdmin();
   cleanups.push(() => admin.disconnect());
 
   // Nothing listens yet: kafkajs retries, as it does while Kafka is down.
@@ -93,9 +92,9 @@ it('logs an outage as one warning when it starts and one info line with the coun
 it('does not pass on kafkajs warning that the relay producer limits its retries', async () => {
   const brokers = Stack.open(inject('stackName')).kafkaBrokers;
   const { logger, lines } = capturedLogger();
-  const producer = createRelayProducer(
-    createKafka({ clientId: 'eos-warning-test', brokers, logger }),
-  );
+  const producer = createKafka({ clientId: 'eos-warning-test', brokers, logger }).createProducer({
+    allowAutoTopicCreation: false,
+  });
   await producer.connect();
   await producer.disconnect();
   expect(lines.map((line) => line.msg)).not.toContainEqual(expect.stringMatching(/EoS/));

@@ -2,23 +2,33 @@ import { randomUUID } from 'node:crypto';
 import { Stack } from '@outbox-inbox/infra';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
 import { ConfigResourceTypes, Kafka, logLevel, type Admin } from 'kafkajs';
+import { kafkajsClient, type KafkaAdmin } from '@outbox-inbox/outbox';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { provisionTopics, TopicProvisioningError } from '../../src/index.ts';
 
 const logger = pino({ level: 'silent' });
+/** kafkajs's own admin, to read what provisioning left on the broker. */
 let admin: Admin;
+/** The port's admin, which provisioning drives. */
+let portAdmin: KafkaAdmin;
 
 beforeAll(async () => {
   const stack = Stack.open(inject('stackName'));
-  admin = new Kafka({
+  const kafka = new Kafka({
     clientId: 'provision-test',
     brokers: stack.kafkaBrokers,
     logLevel: logLevel.NOTHING,
-  }).admin();
+  });
+  admin = kafka.admin();
   await admin.connect();
+  portAdmin = kafkajsClient(kafka).createAdmin();
+  await portAdmin.connect();
 });
-afterAll(() => admin.disconnect());
+afterAll(async () => {
+  await portAdmin.disconnect();
+  await admin.disconnect();
+});
 
 function declared(partitions = 4) {
   return {
@@ -42,7 +52,7 @@ async function configOf(topic: string, name: string): Promise<string | undefined
 describe('provisionTopics', () => {
   it('creates a missing topic as declared, with the replication of a one-broker cluster', async () => {
     const spec = declared();
-    const result = await provisionTopics(admin, [spec], { logger });
+    const result = await provisionTopics(portAdmin, [spec], { logger });
     expect(result.created).toEqual([spec.name]);
     const { topics } = await admin.fetchTopicMetadata({ topics: [spec.name] });
     expect(topics[0]?.partitions).toHaveLength(4);
@@ -50,7 +60,7 @@ describe('provisionTopics', () => {
     expect(await configOf(spec.name, 'retention.ms')).toBe('3600000');
     expect(await configOf(spec.name, 'min.insync.replicas')).toBe('1');
     // A second run (every migrate) changes nothing.
-    expect(await provisionTopics(admin, [spec], { logger })).toEqual({
+    expect(await provisionTopics(portAdmin, [spec], { logger })).toEqual({
       created: [],
       updated: [],
       unchanged: [spec.name],
@@ -59,7 +69,7 @@ describe('provisionTopics', () => {
 
   it('sets drifted configs back to the declaration', async () => {
     const spec = declared();
-    await provisionTopics(admin, [spec], { logger });
+    await provisionTopics(portAdmin, [spec], { logger });
     await admin.alterConfigs({
       validateOnly: false,
       resources: [
@@ -70,7 +80,7 @@ describe('provisionTopics', () => {
         },
       ],
     });
-    const result = await provisionTopics(admin, [spec], { logger });
+    const result = await provisionTopics(portAdmin, [spec], { logger });
     expect(result.updated).toEqual([spec.name]);
     expect(await configOf(spec.name, 'retention.ms')).toBe('3600000');
   });
@@ -81,14 +91,14 @@ describe('provisionTopics', () => {
       waitForLeaders: true,
       topics: [{ topic: spec.name, numPartitions: 2 }],
     });
-    const error = await provisionTopics(admin, [spec], { logger }).catch((e: unknown) => e);
+    const error = await provisionTopics(portAdmin, [spec], { logger }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TopicProvisioningError);
     expect(String(error)).toMatch(/has 2 partitions, the contract declares 6/);
   });
 
   it('refuses a replication factor above the broker count before creating anything', async () => {
     const spec = declared();
-    const error = await provisionTopics(admin, [spec], { logger, replicationFactor: 3 }).catch(
+    const error = await provisionTopics(portAdmin, [spec], { logger, replicationFactor: 3 }).catch(
       (e: unknown) => e,
     );
     expect(String(error)).toMatch(/replication factor 3 is above the cluster's 1 broker/);

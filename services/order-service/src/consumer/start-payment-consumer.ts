@@ -4,8 +4,8 @@ import {
   type DedupConsumerHooks,
   type OutboxMetrics,
   type Worker,
+  type KafkaClient,
 } from '@outbox-inbox/outbox';
-import type { Kafka } from 'kafkajs';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { OrderDatabase } from '../database/schema.ts';
@@ -21,7 +21,7 @@ export const PAYMENT_CONSUMER_NAME = 'order-status';
  */
 export async function startPaymentConsumer(deps: {
   db: Kysely<OrderDatabase>;
-  kafka: Kafka;
+  kafka: KafkaClient;
   logger: Logger;
   metrics: OutboxMetrics;
   groupId: string;

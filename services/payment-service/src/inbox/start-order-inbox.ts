@@ -4,8 +4,8 @@ import {
   type InboxWriterHooks,
   type OutboxMetrics,
   type Worker,
+  type KafkaClient,
 } from '@outbox-inbox/outbox';
-import type { Kafka } from 'kafkajs';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { PaymentDatabase } from '../database/schema.ts';
@@ -17,7 +17,7 @@ import type { PaymentDatabase } from '../database/schema.ts';
  */
 export async function startOrderInbox(deps: {
   db: Kysely<PaymentDatabase>;
-  kafka: Kafka;
+  kafka: KafkaClient;
   logger: Logger;
   metrics: OutboxMetrics;
   groupId: string;

@@ -27,7 +27,7 @@ export async function provisionServiceTopics(options: {
     brokers,
     logger: options.logger,
   });
-  const admin = kafka.admin();
+  const admin = kafka.createAdmin();
   await admin.connect();
   try {
     return await provisionTopics(admin, options.topics, {

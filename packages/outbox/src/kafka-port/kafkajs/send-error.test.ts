@@ -6,7 +6,7 @@ import {
   KafkaJSTopicMetadataNotLoaded,
 } from 'kafkajs';
 import { expect, it } from 'vitest';
-import { OutboxError } from '../errors.ts';
+import { OutboxError } from '../../errors.ts';
 import { classifySendError } from './send-error.ts';
 
 /** A broker error as kafkajs builds it from an error code (protocol/error.js). */

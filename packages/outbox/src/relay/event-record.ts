@@ -1,8 +1,9 @@
-import type { Message } from 'kafkajs';
 import { EVENT_HEADERS } from '../kafka/event-headers.ts';
+import type { OutgoingRecord } from '../kafka-port/kafka-client.ts';
 
-/** The columns of an outbox row that make up its Kafka message. */
+/** The columns of an outbox row that make up its Kafka record. */
 export interface EventMessageFields {
+  readonly topic: string;
   readonly event_id: string;
   readonly event_type: string;
   readonly aggregate_type: string;
@@ -14,13 +15,21 @@ export interface EventMessageFields {
   readonly created_at: Date;
 }
 
+/** An event's Kafka record: string key and value, one value per header. */
+export interface EventRecord extends OutgoingRecord {
+  readonly key: string;
+  readonly value: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
 /**
- * The Kafka message of an event: key = partition key, value = JSON payload, the event's own
+ * The Kafka record of an event: key = partition key, value = JSON payload, the event's own
  * headers plus the standard ones. enqueue builds it too, to measure the event as the relay
  * will send it.
  */
-export function toKafkaMessage(event: EventMessageFields): Message {
+export function toEventRecord(event: EventMessageFields): EventRecord {
   return {
+    topic: event.topic,
     key: event.partition_key,
     value: event.payload,
     headers: {

@@ -1,0 +1,139 @@
+import kafkajs, { type Kafka } from 'kafkajs';
+import type { AdminOptions, KafkaAdmin, TopicDescription } from '../kafka-client.ts';
+
+// kafkajs is CommonJS and Node's ESM loader does not see this export as a named one.
+const { ConfigResourceTypes } = kafkajs;
+
+/** How long a step about a topic just created waits for the cluster to know it. */
+const SETTLE_MS = 30_000;
+
+export function createKafkajsAdmin(kafka: Kafka, options: AdminOptions = {}): KafkaAdmin {
+  const admin = kafka.admin(
+    options.retries === undefined ? {} : { retry: { retries: options.retries } },
+  );
+  const describeTopics = async (topics: readonly string[]): Promise<TopicDescription[]> => {
+    const metadata = await onceApplied(() => admin.fetchTopicMetadata({ topics: [...topics] }));
+    return metadata.topics.map((topic) => ({
+      topic: topic.name,
+      partitions: topic.partitions.map((one) => ({
+        partition: one.partitionId,
+        leader: one.leader,
+        replicas: one.replicas.length,
+      })),
+    }));
+  };
+  return {
+    connect: () => admin.connect(),
+    disconnect: () => admin.disconnect(),
+    listTopics: () => admin.listTopics(),
+    async createTopics(topics) {
+      if (topics.length === 0) return;
+      // kafkajs's own wait fails at once when it asks a broker of a cluster that has not
+      // heard of the new topic yet (UNKNOWN_TOPIC_OR_PARTITION): wait here instead.
+      await admin.createTopics({
+        waitForLeaders: false,
+        topics: topics.map((topic) => ({
+          topic: topic.topic,
+          numPartitions: topic.partitions,
+          ...(topic.replicationFactor === undefined
+            ? {}
+            : { replicationFactor: topic.replicationFactor }),
+          configEntries: Object.entries(topic.configs ?? {}).map(([name, value]) => ({
+            name,
+            value,
+          })),
+        })),
+      });
+      await waitForLeaders(
+        describeTopics,
+        topics.map((topic) => topic.topic),
+      );
+    },
+    describeTopics,
+    async topicConfigs(topic, names) {
+      const described = await onceApplied(() =>
+        admin.describeConfigs({
+          includeSynonyms: false,
+          resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: [...names] }],
+        }),
+      );
+      return Object.fromEntries(
+        (described.resources[0]?.configEntries ?? []).map((entry) => [
+          entry.configName,
+          entry.configValue,
+        ]),
+      );
+    },
+    async replaceTopicConfigs(topic, configs) {
+      // kafkajs has no incremental alter: AlterConfigs replaces the topic's whole config.
+      await admin.alterConfigs({
+        validateOnly: false,
+        resources: [
+          {
+            type: ConfigResourceTypes.TOPIC,
+            name: topic,
+            configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })),
+          },
+        ],
+      });
+    },
+    async brokerCount() {
+      const { brokers } = await admin.describeCluster();
+      return brokers.length;
+    },
+    async partitionEnds(topic) {
+      const offsets = await admin.fetchTopicOffsets(topic);
+      return offsets.map(({ partition, low, high }) => ({ partition, low, high }));
+    },
+    async committedOffsets(groupId, topics) {
+      const committed = await admin.fetchOffsets({ groupId, topics: [...topics] });
+      return committed.flatMap(({ topic, partitions }) =>
+        partitions.map(({ partition, offset }) => ({ topic, partition, offset })),
+      );
+    },
+  };
+}
+
+/** Errors of a broker that has not applied a topic's creation yet: asking again helps. */
+function notAppliedYet(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth += 1) {
+    const type = 'type' in current ? current.type : undefined;
+    if (type === 'UNKNOWN_TOPIC_OR_PARTITION' || type === 'LEADER_NOT_AVAILABLE') return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+/**
+ * Runs a step about topics that may have just been created. On a cluster each broker applies a
+ * creation on its own, and kafkajs may ask one that has not yet: retried until a deadline.
+ */
+async function onceApplied<T>(step: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + SETTLE_MS;
+  for (;;) {
+    try {
+      return await step();
+    } catch (error) {
+      if (!notAppliedYet(error) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/** Every partition of the topics has a leader, as the cluster tells. */
+async function waitForLeaders(
+  describe: (topics: readonly string[]) => Promise<TopicDescription[]>,
+  names: readonly string[],
+): Promise<void> {
+  const deadline = Date.now() + SETTLE_MS;
+  while (Date.now() < deadline) {
+    const topics = await describe(names);
+    const led = topics.every(
+      (topic) =>
+        topic.partitions.length > 0 && topic.partitions.every((partition) => partition.leader >= 0),
+    );
+    if (led) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`the new topics ${names.join(', ')} have no leaders after ${SETTLE_MS / 1000} s`);
+}

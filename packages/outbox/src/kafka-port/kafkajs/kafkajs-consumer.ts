@@ -1,0 +1,104 @@
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { backoffDelay } from '../../internal/backoff.ts';
+import { StateLog } from '../../internal/state-log.ts';
+import { Wakeup } from '../../internal/wakeup.ts';
+import type { Worker } from '../../worker.ts';
+import type { BatchControl, ConsumerSpec } from '../kafka-client.ts';
+import { startBatchHeartbeat } from './batch-heartbeat.ts';
+
+/**
+ * Keeps a kafkajs consumer running: connects (retrying while Kafka is down) and rebuilds the
+ * consumer after a CRASH that kafkajs will not restart by itself (non-retriable errors).
+ * Resolves once the first attempt to start is over, whether it worked or is being retried.
+ */
+export async function startKafkajsConsumer(kafka: Kafka, spec: ConsumerSpec): Promise<Worker> {
+  const state = new StateLog(spec.logger, { component: spec.name, groupId: spec.groupId });
+  // Ten beats per session: a member survives a stall of most of its session timeout.
+  const heartbeatInterval = Math.max(500, Math.floor(spec.sessionTimeoutMs / 10));
+  const pause = new Wakeup();
+  let running = true;
+  let current: { consumer: Consumer; crashed: Wakeup } | undefined;
+  let firstAttempt: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (firstAttempt = resolve));
+
+  const eachBatch = async (consumer: Consumer, payload: EachBatchPayload): Promise<void> => {
+    const heartbeat = startBatchHeartbeat(payload, heartbeatInterval);
+    const { topic, partition } = payload.batch;
+    const control: BatchControl = {
+      active: () => payload.isRunning() && !payload.isStale() && !heartbeat.lost,
+      heartbeat: () => payload.heartbeat(),
+      async commit(lastDone) {
+        const offset = (BigInt(lastDone) + 1n).toString();
+        try {
+          await consumer.commitOffsets([{ topic, partition, offset }]);
+        } catch (error) {
+          spec.logger.warn(
+            { component: spec.name, topic, partition, offset, err: error },
+            'offset commit failed; the batch may be delivered again (duplicates are dropped)',
+          );
+        }
+        // The messages are done either way: this member fetches on from the next one (a failed
+        // commit is covered by a later one, or by the dedup after a rebalance).
+        payload.resolveOffset(lastDone);
+      },
+    };
+    try {
+      await spec.eachBatch(payload.batch, control);
+    } finally {
+      heartbeat.stop();
+    }
+  };
+
+  const loop = async (): Promise<void> => {
+    while (running) {
+      const consumer = kafka.consumer({
+        groupId: spec.groupId,
+        sessionTimeout: spec.sessionTimeoutMs,
+        heartbeatInterval,
+        maxWaitTimeInMs: spec.maxWaitTimeMs,
+      });
+      const crashed = new Wakeup();
+      consumer.on(consumer.events.CRASH, (event) => {
+        if (event.payload.restart) {
+          state.failed(`${spec.name} (kafkajs restarts it)`, event.payload.error);
+        } else {
+          state.failed(spec.name, event.payload.error);
+          crashed.wake();
+        }
+      });
+      consumer.on(consumer.events.GROUP_JOIN, () => state.ok(spec.name));
+      current = { consumer, crashed };
+      try {
+        await consumer.connect();
+        await consumer.subscribe({ topics: [...spec.topics], fromBeginning: spec.fromBeginning });
+        await consumer.run({
+          autoCommit: false,
+          eachBatchAutoResolve: false,
+          partitionsConsumedConcurrently: spec.partitionsConsumedConcurrently,
+          eachBatch: (payload) => eachBatch(consumer, payload),
+        });
+        firstAttempt();
+        await crashed.wait(2 ** 31 - 1);
+      } catch (error) {
+        state.failed(spec.name, error);
+        firstAttempt();
+      }
+      current = undefined;
+      await consumer.disconnect().catch(() => undefined);
+      if (running) await pause.wait(backoffDelay(spec.backoff, Math.max(1, state.failures)));
+    }
+  };
+  const done = loop();
+  await started;
+  return {
+    async stop() {
+      running = false;
+      pause.wake();
+      const active = current;
+      // disconnect() waits for the batch in progress, which commits or rolls back on its own.
+      active?.crashed.wake();
+      await active?.consumer.disconnect().catch(() => undefined);
+      await done;
+    },
+  };
+}
