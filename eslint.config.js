@@ -65,6 +65,12 @@ export default tseslint.config(
             'R-DIST-OBX-X1: Kafka producers are created only in relay/ and infrastructure/ modules; enqueue the event in the transaction instead.',
         },
         {
+          // The library's own port (KafkaClient.createProducer), whichever adapter is behind it.
+          selector: "CallExpression[callee.property.name='createProducer']",
+          message:
+            'R-DIST-OBX-X1: Kafka producers are created only in relay/ and infrastructure/ modules; enqueue the event in the transaction instead.',
+        },
+        {
           // @platformatic/kafka: new Producer(...); node-rdkafka: new Kafka.Producer(...)
           selector:
             'NewExpression[callee.name=/Producer$/], NewExpression[callee.property.name=/Producer$/]',

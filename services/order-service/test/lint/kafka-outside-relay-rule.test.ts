@@ -85,6 +85,23 @@ describe('lint: Kafka only from relay / infrastructure modules (R-DIST-OBX-X1, X
     ]);
   });
 
+  it("fires on a producer made through the library's port, and on its send", async () => {
+    const code = [
+      "import type { KafkaClient } from '@outbox-inbox/outbox';",
+      'declare const kafka: KafkaClient;',
+      'const producer = kafka.createProducer({ allowAutoTopicCreation: false });',
+      'const options = { timeoutMs: 1000, keepAlive: async () => undefined };',
+      "export const sent = producer.send([{ topic: 't', key: 'k', value: '{}', headers: {} }], options);",
+      '',
+    ].join('\n');
+    expect(await ruleIdsOf(code, handler)).toEqual([
+      'no-restricted-syntax', // kafka.createProducer
+      'no-restricted-syntax', // producer.send
+    ]);
+    const inRelay = await ruleIdsOf(code, 'services/order-service/src/relay/port-producer.ts');
+    expect(inRelay).toEqual([]);
+  });
+
   it('allows the same code in relay and infrastructure modules', async () => {
     expect(
       await ruleIdsAt('send-in-write-handler.ts', 'services/order-service/src/relay/naive.ts'),
