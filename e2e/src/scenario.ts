@@ -100,6 +100,8 @@ export async function runScenario(
     checkSettled?: (system: System) => Promise<readonly string[]>;
   },
 ): Promise<ScenarioResult> {
+  // Where a scenario's wall time goes, printed at its end: the suite's run time is mostly this.
+  const clock = new PhaseClock();
   const system = await startSystem({
     name: `e2e-${name.replaceAll(/[^a-z0-9]+/gi, '-').toLowerCase()}-${process.pid}`,
     ...options.system,
@@ -126,6 +128,7 @@ export async function runScenario(
     return killed;
   };
   let failed = false;
+  clock.lap('start');
   try {
     const load = startLoad({
       baseUrl: system.orderUrl,
@@ -145,6 +148,7 @@ export async function runScenario(
       },
       { timeoutMs: 90_000, intervalMs: 200, description: 'the first orders to settle' },
     );
+    clock.lap('warm-up');
     const injectionError = await options
       .inject({
         system,
@@ -180,12 +184,14 @@ export async function runScenario(
       );
     const loadResult = await load.stop();
     if (injectionError !== undefined) throw injectionError;
+    clock.lap('faults');
     const drainSeconds = await waitUntilSettled(system, loadResult, {
       boundMs: options.drainBoundMs ?? defaultDrainBoundMs,
       lastFaultAt: () =>
         Math.max(lastFaultAt, ...readInjectedFaults(system.faultLog).map((fault) => fault.at)),
     });
     const settledAt = Date.now();
+    clock.lap('settle');
     await observer.stop();
     const injected = readInjectedFaults(system.faultLog);
     const checked = await checkInvariants(system, loadResult, options.expect);
@@ -221,6 +227,7 @@ export async function runScenario(
       passed: invariants.violations.length === 0 && unexpectedRestarts.length === 0,
     };
     failed = !counts.passed;
+    clock.lap('checks');
     // The report's verdict is the whole test's: an assertion after this one fails it too.
     onTestFinished(({ task }) =>
       recordScenario({ ...counts, passed: counts.passed && task.result?.state === 'pass' }),
@@ -245,5 +252,23 @@ export async function runScenario(
     await observer.stop().catch(() => undefined);
     // A failed scenario keeps every process's log under .stack/ for the post-mortem.
     await system.down({ keepLogs: failed || process.env['E2E_KEEP_LOGS'] === '1' });
+    clock.lap('teardown');
+    console.log(`[${name}] seconds: ${clock.summary()}`);
+  }
+}
+
+/** Seconds spent in each phase of a scenario, in order. */
+class PhaseClock {
+  #last = performance.now();
+  readonly #laps: string[] = [];
+
+  lap(phase: string): void {
+    const now = performance.now();
+    this.#laps.push(`${phase} ${((now - this.#last) / 1000).toFixed(1)}`);
+    this.#last = now;
+  }
+
+  summary(): string {
+    return this.#laps.join(', ');
   }
 }
