@@ -11,20 +11,32 @@ import { defaultRate, runScenario } from '../src/scenario.ts';
 
 it('three-node cluster: the leader of the busiest partition SIGKILLed mid-batch, for each topic; leadership moves and nothing is lost', async () => {
   const killed: string[] = [];
+  /** The topics that lost a partition leader to a kill. */
+  const leaderLost = new Set<string>();
+  const contractTopics: readonly string[] = [topics.orderEvents, topics.paymentEvents];
   const result = await runScenario('10 leader killed', {
     system: { kafkaBrokers: 3 },
     inject: async ({ system, acceptedSoFar, fault }) => {
       const { stack } = system;
-      for (const topic of [topics.orderEvents, topics.paymentEvents]) {
+      // A node leads partitions of several topics: one kill takes a leader from each of them,
+      // and a topic whose leaders it missed gets a kill of its own.
+      for (const topic of contractTopics) {
+        if (leaderLost.has(topic)) continue;
         const before = acceptedSoFar();
         await pollUntil(() => acceptedSoFar() >= before + defaultRate * 2, {
           timeoutMs: 60_000,
           description: 'traffic',
         });
         const leader = await leaderOfBusiestPartition(stack, topic);
+        const led = (await stack.partitionLeaders())
+          .filter((one) => one.leader === leader && contractTopics.includes(one.topic))
+          .map((one) => one.topic);
         await stack.kill(leader);
         killed.push(leader);
-        fault(`${leader} (leader of the busiest ${topic} partition) SIGKILL`);
+        for (const one of led) leaderLost.add(one);
+        fault(
+          `${leader} (leader of the busiest ${topic} partition, and of partitions of ${[...new Set(led)].join(' and ')}) SIGKILL`,
+        );
         // Once its broker session expires, the controller fences it and the in-sync replicas on
         // the two live nodes lead; they keep the quorum and the relays go on.
         await pollUntil(async () => (await partitionsLedBy(stack, leader)) === 0, {
@@ -47,6 +59,7 @@ it('three-node cluster: the leader of the busiest partition SIGKILLed mid-batch,
   expectInvariantsHeld(result.invariants);
   // No role died of the fault: each rode it out in its process.
   expect(result.unexpectedRestarts).toEqual([]);
-  expect(killed).toHaveLength(2);
+  expect([...leaderLost].sort()).toEqual([...contractTopics].sort());
+  expect(killed.length).toBeGreaterThanOrEqual(1);
   expect(result.load.refused).toBe(0);
 });
