@@ -12,6 +12,7 @@ import {
   stack,
   useTestDb,
 } from '../support/harness.ts';
+import { messagesOnTopic } from '../support/topics.ts';
 
 const testDb = useTestDb('relay_unanswered');
 
@@ -76,6 +77,12 @@ it('marks nothing published while Kafka answers nothing, and publishes every row
         description: 'the first rows to be published',
       },
     );
+    // And on the topic: a relay that marked its rows before Kafka answered (the mutation
+    // published-before-ack) must not get to silence its first send as if it were the second.
+    await pollUntil(async () => (await messagesOnTopic(admin, topic)) >= 20, {
+      timeoutMs: 30_000,
+      description: 'the first rows to be on the topic',
+    });
 
     const linesBefore = logger.lines.length;
     sockets.silence(true);
