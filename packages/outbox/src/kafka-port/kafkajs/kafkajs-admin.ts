@@ -66,16 +66,18 @@ export function createKafkajsAdmin(kafka: Kafka, options: AdminOptions = {}): Ka
     },
     async replaceTopicConfigs(topic, configs) {
       // kafkajs has no incremental alter: AlterConfigs replaces the topic's whole config.
-      await admin.alterConfigs({
-        validateOnly: false,
-        resources: [
-          {
-            type: ConfigResourceTypes.TOPIC,
-            name: topic,
-            configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })),
-          },
-        ],
-      });
+      await onceApplied(() =>
+        admin.alterConfigs({
+          validateOnly: false,
+          resources: [
+            {
+              type: ConfigResourceTypes.TOPIC,
+              name: topic,
+              configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })),
+            },
+          ],
+        }),
+      );
     },
     async brokerCount() {
       const { brokers } = await admin.describeCluster();
