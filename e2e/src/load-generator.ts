@@ -10,6 +10,11 @@ export interface LoadOptions {
   readonly paymentLimit: number;
   /** At most this many requests in flight: a stalled server must not grow an unbounded queue. */
   readonly maxInFlight?: number;
+  /**
+   * Takes a 503 as the final answer instead of retrying it with the same Idempotency-Key.
+   * The PostgreSQL outages set it, so the invariants can show that a 503 wrote nothing.
+   */
+  readonly unavailableIsFinal?: boolean;
 }
 
 export interface AcceptedOrder {
@@ -24,7 +29,7 @@ export interface LoadResult {
   /** Requests whose final answer was not 201 (a 503 while the database was down, …): must leave nothing. */
   readonly refused: number;
   readonly statusCounts: Record<string, number>;
-  /** Requests retried with the same Idempotency-Key after a network error. */
+  /** Requests retried with the same Idempotency-Key after a network error or a 503. */
   readonly retries: number;
   /** Create answers the server replayed from an earlier commit of the same Idempotency-Key. */
   readonly replayed: number;
@@ -118,6 +123,14 @@ export function startLoad(options: LoadOptions): {
         continue;
       }
       count(answer.status);
+      if (answer.status === 503 && !options.unavailableIsFinal && !stopping) {
+        // What a client does with a 503 and its Retry-After: the same request again, under the
+        // same key. A 503 the database did not cause (a pool wait that ran out on a starved
+        // machine) must not count as an order the fault refused.
+        retries += 1;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        continue;
+      }
       if (answer.replayed) replayed += 1;
       if (answer.status === 201 || answer.status === 200) {
         const order: AcceptedOrder = { orderId: orderIdOf(answer.body), amount, cancelled: false };

@@ -88,6 +88,8 @@ export async function runScenario(
   options: {
     system?: Omit<SystemOptions, 'name'>;
     rate?: number;
+    /** A 503 is the order's final answer (PostgreSQL outages); otherwise it is retried. */
+    unavailableIsFinal?: boolean;
     /** Longest the system may take to settle after the last fault (default 45 s). */
     drainBoundMs?: number;
     inject: (context: FaultContext) => Promise<void>;
@@ -136,6 +138,7 @@ export async function runScenario(
       cancelEvery: 7,
       failEvery: 11,
       paymentLimit,
+      unavailableIsFinal: options.unavailableIsFinal ?? false,
     });
     // Faults strike a system that already flows end to end (consumers joined their groups),
     // not one still warming up.

@@ -6,6 +6,7 @@ import { postgresOutage } from '../src/server-outages.ts';
 it('CDC relay: PostgreSQL SIGKILLed and restarted under load; the connector resumes from its slot, nothing lost or applied twice', async () => {
   const result = await runScenario('18 cdc postgres restarted', {
     system: { relayMode: 'cdc' },
+    unavailableIsFinal: true,
     inject: postgresOutage,
   });
 

@@ -4,7 +4,10 @@ import { runScenario } from '../src/scenario.ts';
 import { postgresOutage } from '../src/server-outages.ts';
 
 it('PostgreSQL SIGKILLed and restarted under load: 503 while down, never 500, no partial write, every role recovers by itself', async () => {
-  const result = await runScenario('6 postgres restarted', { inject: postgresOutage });
+  const result = await runScenario('6 postgres restarted', {
+    unavailableIsFinal: true,
+    inject: postgresOutage,
+  });
 
   expectInvariantsHeld(result.invariants);
   expect(result.kills).toEqual({ postgres: 1 });
