@@ -13,7 +13,7 @@ import {
   insertPoisonRows,
   type PoisonRow,
 } from '../src/poison/poison-outbox.ts';
-import { produceRaw, type Landed } from '../src/poison/produce-poison.ts';
+import { openRawProducer, type Landed } from '../src/poison/produce-poison.ts';
 import { unknownOrderEvents, unknownOrderProblems } from '../src/poison/unknown-order-events.ts';
 import { runScenario, traffic } from '../src/scenario.ts';
 import { sampleStalls, type StallSighting } from '../src/stall-sampler.ts';
@@ -45,21 +45,24 @@ it('poison data under load: refused outbox rows set aside, garbage parked as raw
     inject: async (context) => {
       const { system, fault } = context;
       const sampler = sampleStalls(system);
+      // Its JVM starts while the first orders flow.
+      const javaProducer = openRawProducer(system.stack.kafkaBrokers);
       try {
         await traffic(context, 2);
         poisonRows = await insertPoisonRows(system.orderDb);
         fault(`outbox rows Kafka refuses: ${poisonRows.map((row) => row.name).join(', ')}`);
-        landed = await produceRaw(system.stack.kafkaBrokers, corpus);
+        landed = await javaProducer.produce(corpus);
         fault(
           `${corpus.length} poison messages on both topics: ${corpus.map((m) => m.name).join(', ')}`,
         );
-        strangersLanded = await produceRaw(system.stack.kafkaBrokers, strangers.messages);
+        strangersLanded = await javaProducer.produce(strangers.messages);
         fault('valid OrderCreated and PaymentCompleted about orders that do not exist');
         const copies = [
           ...(await copiesOfPublished(system.orderDb, 3)),
           ...(await copiesOfPublished(system.paymentDb, 3)),
         ];
-        await produceRaw(system.stack.kafkaBrokers, copies);
+        await javaProducer.produce(copies);
+        await javaProducer.close();
         for (const { eventId } of copies)
           injectedCopies.set(eventId, (injectedCopies.get(eventId) ?? 0) + 1);
         fault(`${copies.length} copies of published events`);
@@ -75,6 +78,7 @@ it('poison data under load: refused outbox rows set aside, garbage parked as raw
         fault(`operator skipped ${skipped} failed outbox rows`);
         await traffic(context, 2);
       } finally {
+        await javaProducer.close().catch(() => undefined);
         await sampler.stop();
         stalls = sampler.sightings();
       }

@@ -1,4 +1,8 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findJava, resolveKafkaClasspath } from '@outbox-inbox/infra';
 import type { IHeaders } from 'kafkajs';
@@ -14,8 +18,13 @@ export interface Landed {
 type RawMessage = Pick<PoisonMessage, 'topic' | 'key' | 'value' | 'headers'>;
 
 const producerSource = fileURLToPath(new URL('./java/RawProducer.java', import.meta.url));
-/** Compiling the single-file program and connecting take a few seconds; sending is quick. */
-const producerDeadlineMs = 120_000;
+/** Starting the JVM and connecting take seconds on a busy machine; each send is quick. */
+const batchDeadlineMs = 120_000;
+/**
+ * A JVM that lives a few seconds: the quick first-tier compiler only and the simplest
+ * collector start it in a fraction of the time the server defaults take on two busy cores.
+ */
+const shortLivedJvm = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xmx256m'];
 
 const base64 = (bytes: Buffer | null): string => (bytes === null ? '-' : bytes.toString('base64'));
 
@@ -35,42 +44,154 @@ function line({ topic, key, value, headers }: RawMessage): string {
   return [topic, base64(key), base64(value), headerPairs(headers)].join('\t');
 }
 
+let compiled: string | undefined;
+
 /**
- * Produces messages byte for byte with Kafka's own Java client (RawProducer.java, run from
- * source on the broker's classpath), so the corpus does not come from the JavaScript client
- * the services consume with. Kafka's default partitioner, one acknowledged send each; returns
- * where each landed, in order.
+ * RawProducer compiled once into a folder named by the source's hash, shared by every test
+ * process: run from source, each start would compile it again, which took up to 30 s of a
+ * loaded CI machine per call. Compiled into a fresh folder and renamed into place, so two
+ * processes compiling at once both end with a whole class file.
  */
+function compiledProducer(classpath: string): string {
+  if (compiled !== undefined) return compiled;
+  const source = readFileSync(producerSource);
+  const hash = createHash('sha256').update(source).update(classpath).digest('hex').slice(0, 16);
+  const target = path.join(tmpdir(), `outbox-inbox-raw-producer-${hash}`);
+  if (!existsSync(path.join(target, 'RawProducer.class'))) {
+    const scratch = mkdtempSync(`${target}.tmp-`);
+    const javac = process.env['JAVA_HOME']
+      ? path.join(process.env['JAVA_HOME'], 'bin', 'javac')
+      : 'javac';
+    const result = spawnSync(javac, ['-cp', classpath, '-d', scratch, producerSource], {
+      encoding: 'utf8',
+    });
+    if (result.error || result.status !== 0) {
+      rmSync(scratch, { recursive: true, force: true });
+      throw new Error(
+        `could not compile RawProducer.java with ${javac} (a JDK is needed): ${result.error?.message ?? result.stderr}`,
+      );
+    }
+    try {
+      renameSync(scratch, target);
+    } catch {
+      // Another process put its copy there first: the same source, the same class.
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+  compiled = target;
+  return target;
+}
+
+export interface RawProducer {
+  /** Sends the messages one by one, each acknowledged before the next; where each landed. */
+  produce(messages: readonly RawMessage[]): Promise<Landed[]>;
+  /** Ends the producer's input and waits for the JVM to exit. */
+  close(): Promise<void>;
+}
+
+/**
+ * Kafka's own Java client (RawProducer.java on the broker's classpath), producing messages
+ * byte for byte, so the corpus does not come from the JavaScript client the services consume
+ * with. Kafka's default partitioner. One JVM serves every batch: start it before it is needed.
+ */
+export function openRawProducer(brokers: readonly string[]): RawProducer {
+  const classpath = resolveKafkaClasspath();
+  const classes = compiledProducer(classpath);
+  const child = spawn(
+    findJava(),
+    [
+      ...shortLivedJvm,
+      '-cp',
+      `${classes}${path.delimiter}${classpath}`,
+      'RawProducer',
+      brokers.join(','),
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  let buffered = '';
+  const acks: string[] = [];
+  let waiter: (() => void) | undefined;
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    acks.push(...lines.filter((row) => row !== ''));
+    waiter?.();
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  let exitCode: number | null | undefined;
+  const exited = new Promise<void>((resolve) => {
+    child.once('error', (error) => {
+      stderr += String(error);
+      exitCode = null;
+      resolve();
+    });
+    child.once('close', (code) => {
+      exitCode = code;
+      resolve();
+    });
+  }).then(() => waiter?.());
+  // A producer that died closes its stdin: the exit code and stderr tell why.
+  child.stdin.on('error', () => undefined);
+  const failure = (what: string) =>
+    new Error(`the Java producer ${what}: ${stderr.slice(-2000) || '(no output)'}`);
+
+  return {
+    async produce(messages) {
+      if (exitCode !== undefined) throw failure(`had exited ${String(exitCode)}`);
+      const from = acks.length;
+      child.stdin.write(messages.map((message) => `${line(message)}\n`).join(''));
+      const deadline = Date.now() + batchDeadlineMs;
+      while (acks.length < from + messages.length) {
+        if (exitCode !== undefined) {
+          throw failure(
+            `exited ${String(exitCode)} after ${acks.length - from} of ${messages.length} messages`,
+          );
+        }
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          child.kill('SIGKILL');
+          throw failure(
+            `acknowledged ${acks.length - from} of ${messages.length} messages in ${batchDeadlineMs} ms`,
+          );
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          waiter = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        waiter = undefined;
+      }
+      return acks.slice(from, from + messages.length).map((row, n) => {
+        const [partition = '', offset = ''] = row.split('\t');
+        return { topic: messages[n]?.topic ?? '', partition: Number(partition), offset };
+      });
+    },
+    async close() {
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), batchDeadlineMs);
+      await exited.finally(() => clearTimeout(timer));
+      if (exitCode !== 0) throw failure(`exited ${String(exitCode)} on close`);
+    },
+  };
+}
+
+/** One batch through a producer of its own: where each message landed, in order. */
 export async function produceRaw(
   brokers: readonly string[],
   messages: readonly RawMessage[],
 ): Promise<Landed[]> {
-  const child = spawn(
-    findJava(),
-    ['-cp', resolveKafkaClasspath(), producerSource, brokers.join(',')],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const deadline = setTimeout(() => child.kill('SIGKILL'), producerDeadlineMs);
-  const exit = new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve(code));
-  });
-  // A producer that died early closes its stdin: the exit code and stderr tell why.
-  child.stdin.on('error', () => undefined);
-  child.stdin.end(messages.map((message) => `${line(message)}\n`).join(''));
-  const code = await exit.finally(() => clearTimeout(deadline));
-  const acknowledged = stdout.split('\n').filter((row) => row !== '');
-  if (code !== 0 || acknowledged.length !== messages.length) {
-    throw new Error(
-      `the Java producer exited ${code} after ${acknowledged.length} of ${messages.length} messages: ${stderr.slice(-2000)}`,
-    );
+  const producer = openRawProducer(brokers);
+  let landed: Landed[];
+  try {
+    landed = await producer.produce(messages);
+  } catch (error) {
+    await producer.close().catch(() => undefined);
+    throw error;
   }
-  return acknowledged.map((row, n) => {
-    const [partition = '', offset = ''] = row.split('\t');
-    return { topic: messages[n]?.topic ?? '', partition: Number(partition), offset };
-  });
+  await producer.close();
+  return landed;
 }
