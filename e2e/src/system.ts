@@ -111,13 +111,16 @@ export function resilientPool(connectionString: string): pg.Pool {
 
 /** Each service's database, created and migrated, and its topics provisioned: by service name. */
 async function createDatabases(stack: Stack): Promise<Record<string, string>> {
-  const urls: Record<string, string> = {};
-  for (const service of services) {
-    const url = await stack.createDatabase(service.database);
-    await migrateService(service, url, stack.kafkaBrokers);
-    urls[service.name] = url;
-  }
-  return urls;
+  // Side by side: each service migrates its own database and provisions the topics it
+  // publishes to, in a Node process of its own (a second or more each on a busy machine).
+  const migrated = await Promise.all(
+    services.map(async (service) => {
+      const url = await stack.createDatabase(service.database);
+      await migrateService(service, url, stack.kafkaBrokers);
+      return [service.name, url] as const;
+    }),
+  );
+  return Object.fromEntries(migrated);
 }
 
 function databaseOf(urls: Readonly<Record<string, string>>, service: string): string {
