@@ -1,0 +1,312 @@
+import {
+  Consumer,
+  MessagesStreamModes,
+  type GroupAssignment,
+  type Message,
+  type MessagesStream,
+} from '@platformatic/kafka';
+import { backoffDelay } from '../../internal/backoff.ts';
+import { StateLog } from '../../internal/state-log.ts';
+import { Wakeup } from '../../internal/wakeup.ts';
+import type { Worker } from '../../worker.ts';
+import type {
+  BatchControl,
+  ConsumedBatch,
+  ConsumedMessage,
+  ConsumerSpec,
+  MessageHeaders,
+} from '../kafka-client.ts';
+import type { PlatformaticConnection } from './platformatic-client.ts';
+
+type RawConsumer = Consumer<Buffer, Buffer, Buffer, Buffer>;
+type RawMessage = Message<Buffer, Buffer, Buffer, Buffer>;
+type RawStream = MessagesStream<Buffer, Buffer, Buffer, Buffer>;
+
+/** One running consumer and what this member owns of the group. */
+interface Member {
+  readonly consumer: RawConsumer;
+  /** Aborted when the member crashed or must close: the loop then closes it. */
+  readonly ended: AbortController;
+  /** `topic\0partition` of the partitions assigned at the last join. */
+  owned: Set<string>;
+  /** Set once the member closes or crashed: batches in progress are no longer active. */
+  closing: boolean;
+}
+
+/**
+ * Keeps a @platformatic/kafka consumer running: joins (retrying while Kafka is down), hands
+ * over batches, and builds a new consumer after an error it does not recover from.
+ *
+ * The client's heartbeats run on their own timer, also while a batch is being handled, so a
+ * long batch does not cost the member its partitions; `heartbeat()` has nothing to do.
+ *
+ * The client hands out a stream of single messages: what has arrived is grouped here into one
+ * batch per partition, and the stream is not read while batches are handled (its buffer then
+ * holds the next messages back). The stream reads on from where it fetched, not from the
+ * committed offset: a batch left unfinished while its partition is still owned (the handler
+ * threw) restarts the consumer, which then reads on from the group's committed offsets.
+ */
+export async function startPlatformaticConsumer(
+  connection: PlatformaticConnection,
+  spec: ConsumerSpec,
+): Promise<Worker> {
+  const state = new StateLog(spec.logger, { component: spec.name, groupId: spec.groupId });
+  // Ten beats per session: a member survives a stall of most of its session timeout.
+  const heartbeatInterval = Math.max(500, Math.floor(spec.sessionTimeoutMs / 10));
+  const pause = new Wakeup();
+  let running = true;
+  let current: Member | undefined;
+  let firstAttempt: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (firstAttempt = resolve));
+
+  const owns = (member: Member, topic: string, partition: number): boolean =>
+    running && !member.closing && member.owned.has(partitionKey(topic, partition));
+
+  /** Hands one partition's batch over; false when it was left unfinished while still owned. */
+  const handle = async (member: Member, batch: RawBatch): Promise<boolean> => {
+    const { topic, partition } = batch;
+    const last = batch.raw.at(-1) as RawMessage;
+    let committedThrough: bigint | undefined;
+    const control: BatchControl = {
+      active: () => owns(member, topic, partition),
+      heartbeat: async () => undefined,
+      async commit(lastDone) {
+        const done = BigInt(lastDone);
+        committedThrough = done;
+        if (!owns(member, topic, partition)) return;
+        const epoch = batch.raw.find((one) => one.offset === done)?.leaderEpoch ?? last.leaderEpoch;
+        try {
+          await member.consumer.commit({
+            offsets: [{ topic, partition, offset: done + 1n, leaderEpoch: epoch }],
+          });
+        } catch (error) {
+          spec.logger.warn(
+            { component: spec.name, topic, partition, offset: (done + 1n).toString(), err: error },
+            'offset commit failed; the batch may be delivered again (duplicates are dropped)',
+          );
+        }
+      },
+    };
+    try {
+      await spec.eachBatch(batch.batch, control);
+    } catch (error) {
+      state.failed(spec.name, error);
+      return !owns(member, topic, partition);
+    }
+    return (
+      !owns(member, topic, partition) ||
+      (committedThrough !== undefined && committedThrough >= last.offset)
+    );
+  };
+
+  const consume = async (member: Member, stream: RawStream): Promise<void> => {
+    for (;;) {
+      const messages = await readAvailable(stream, member.ended.signal);
+      if (messages === undefined || !running || member.closing) return;
+      // Messages of partitions this member no longer owns (fetched before a rebalance) go.
+      const batches = toBatches(
+        messages.filter((one) => member.owned.has(partitionKey(one.topic, one.partition))),
+      );
+      const width = Math.max(1, spec.partitionsConsumedConcurrently);
+      for (let i = 0; i < batches.length; i += width) {
+        const results = await Promise.all(
+          batches.slice(i, i + width).map((batch) => handle(member, batch)),
+        );
+        if (results.includes(false)) {
+          // Read again from the committed offsets: a new consumer.
+          member.closing = true;
+          member.ended.abort();
+          return;
+        }
+        if (!running || member.closing) return;
+      }
+    }
+  };
+
+  const loop = async (): Promise<void> => {
+    while (running) {
+      const consumer: RawConsumer = new Consumer<Buffer, Buffer, Buffer, Buffer>({
+        clientId: connection.clientId,
+        bootstrapBrokers: [...connection.brokers],
+        groupId: spec.groupId,
+        sessionTimeout: spec.sessionTimeoutMs,
+        rebalanceTimeout: Math.max(spec.sessionTimeoutMs, 60_000),
+        heartbeatInterval,
+        maxWaitTime: spec.maxWaitTimeMs,
+        autocommit: false,
+        retries: 2,
+        retryDelay: 200,
+        ...(connection.timeoutMs === undefined ? {} : { timeout: connection.timeoutMs }),
+      });
+      const member: Member = {
+        consumer,
+        ended: new AbortController(),
+        owned: new Set(),
+        closing: false,
+      };
+      const crash = (error: unknown): void => {
+        if (member.closing) return;
+        state.failed(spec.name, error);
+        member.closing = true;
+        member.ended.abort();
+      };
+      consumer.on('error', crash);
+      consumer.on('consumer:heartbeat:stalled', (event: unknown) =>
+        crash(new Error(`heartbeats stalled: ${JSON.stringify(event, bigintSafe)}`)),
+      );
+      consumer.on('consumer:group:join', (event: { assignments?: GroupAssignment[] | null }) => {
+        member.owned = assignedKeys(event.assignments ?? consumer.assignments ?? []);
+        state.ok(spec.name);
+      });
+      const revoke = (): void => {
+        member.owned = new Set();
+      };
+      consumer.on('consumer:group:rebalance', revoke);
+      consumer.on('consumer:group:leave', revoke);
+      current = member;
+      let stream: RawStream | undefined;
+      try {
+        stream = await consumer.consume({
+          topics: [...spec.topics],
+          mode: MessagesStreamModes.COMMITTED,
+          fallbackMode: spec.fromBeginning ? 'earliest' : 'latest',
+          autocommit: false,
+          maxWaitTime: spec.maxWaitTimeMs,
+          sessionTimeout: spec.sessionTimeoutMs,
+          rebalanceTimeout: Math.max(spec.sessionTimeoutMs, 60_000),
+          heartbeatInterval,
+        });
+        if (consumer.assignments !== null) member.owned = assignedKeys(consumer.assignments);
+        stream.on('error', crash);
+        firstAttempt();
+        state.ok(spec.name);
+        await Promise.race([consume(member, stream), aborted(member.ended.signal)]);
+      } catch (error) {
+        crash(error);
+        firstAttempt();
+      }
+      member.closing = true;
+      current = undefined;
+      await stream?.close().catch(() => undefined);
+      await consumer.close(true).catch(() => undefined);
+      if (running && state.failures > 0) {
+        await pause.wait(backoffDelay(spec.backoff, Math.max(1, state.failures)));
+      }
+    }
+  };
+  const done = loop();
+  await started;
+  return {
+    async stop() {
+      running = false;
+      pause.wake();
+      const active = current;
+      if (active !== undefined) {
+        active.closing = true;
+        active.ended.abort();
+      }
+      await done;
+    },
+  };
+}
+
+interface RawBatch {
+  readonly topic: string;
+  readonly partition: number;
+  readonly raw: readonly RawMessage[];
+  readonly batch: ConsumedBatch;
+}
+
+/** What the stream holds now (at least one message), or undefined once it ended or stopped. */
+async function readAvailable(
+  stream: RawStream,
+  stop: AbortSignal,
+): Promise<RawMessage[] | undefined> {
+  for (;;) {
+    const messages: RawMessage[] = [];
+    for (let one = stream.read() as RawMessage | null; one !== null; one = stream.read()) {
+      messages.push(one);
+    }
+    if (messages.length > 0) return messages;
+    if (stream.destroyed || stream.readableEnded) return undefined;
+    const woken = await new Promise<boolean>((resolve) => {
+      const onReadable = (): void => finish(false);
+      const onEnd = (): void => finish(true);
+      const finish = (ended: boolean): void => {
+        stop.removeEventListener('abort', onEnd);
+        stream.off('readable', onReadable);
+        stream.off('end', onEnd);
+        stream.off('close', onEnd);
+        resolve(ended);
+      };
+      stream.on('readable', onReadable);
+      stream.on('end', onEnd);
+      stream.on('close', onEnd);
+      if (stop.aborted) finish(true);
+      else stop.addEventListener('abort', onEnd);
+    });
+    if (woken) return undefined;
+  }
+}
+
+/** One batch per partition, in the order the partitions first appear, offsets in order. */
+function toBatches(messages: readonly RawMessage[]): RawBatch[] {
+  const groups = new Map<string, RawMessage[]>();
+  for (const one of messages) {
+    const key = partitionKey(one.topic, one.partition);
+    let group = groups.get(key);
+    if (group === undefined) groups.set(key, (group = []));
+    group.push(one);
+  }
+  return [...groups.values()].map((raw) => {
+    const first = raw[0] as RawMessage;
+    return {
+      topic: first.topic,
+      partition: first.partition,
+      raw,
+      batch: { topic: first.topic, partition: first.partition, messages: raw.map(toConsumed) },
+    };
+  });
+}
+
+function toConsumed(message: RawMessage): ConsumedMessage {
+  return {
+    offset: message.offset.toString(),
+    key: message.key ?? null,
+    value: message.value ?? null,
+    headers: toHeaders(message.headerEntries),
+    timestamp: message.timestamp.toString(),
+  };
+}
+
+/** Header entries (a name may repeat) as the port's headers: a list when a name repeats. */
+function toHeaders(entries: readonly [Buffer, Buffer][] | undefined): MessageHeaders {
+  const headers: Record<string, Buffer | Buffer[]> = {};
+  for (const [name, value] of entries ?? []) {
+    const key = name.toString('utf8');
+    const before = headers[key];
+    if (before === undefined) headers[key] = value;
+    else if (Array.isArray(before)) before.push(value);
+    else headers[key] = [before, value];
+  }
+  return headers;
+}
+
+async function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return;
+  await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+}
+
+function assignedKeys(assignments: readonly GroupAssignment[]): Set<string> {
+  return new Set(
+    assignments.flatMap(({ topic, partitions }) => partitions.map((p) => partitionKey(topic, p))),
+  );
+}
+
+function partitionKey(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}
+
+function bigintSafe(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
