@@ -78,7 +78,7 @@ it('on a three-node cluster with min.insync.replicas=2: a dead leader and too fe
   const logger = recordingLogger();
   const relay = await startRelay({
     db: testDb.db,
-    kafka: kafkaClient(kafka),
+    kafka: kafkaClient(kafka, cluster.kafkaBrokers),
     logger,
     listen: { connectionString: testDb.url },
     options: {

@@ -34,7 +34,7 @@ it('stop() with Kafka unreachable returns promptly and marks nothing published',
   const logger = recordingLogger();
   const relay = await startRelay({
     db: testDb.db,
-    kafka: kafkaClient(unreachable),
+    kafka: kafkaClient(unreachable, ['127.0.0.1:1']),
     logger,
     options: { pollIntervalMs: 50 },
   });

@@ -60,7 +60,7 @@ it('marks nothing published while Kafka answers nothing, and publishes every row
   const logger = recordingLogger();
   const relay = await startRelay({
     db: testDb.db,
-    kafka: kafkaClient(kafka),
+    kafka: kafkaClient(kafka, stack().kafkaBrokers),
     logger,
     options: {
       pollIntervalMs: 50,

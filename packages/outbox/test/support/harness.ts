@@ -15,6 +15,7 @@ import {
   createPgPool,
   kafkajsClient,
   migrateOutbox,
+  platformaticClient,
   type KafkaClient,
   type Logger,
   type OutboxTables,
@@ -90,13 +91,19 @@ export async function createTestDb(
 }
 
 export function createKafka(clientId = 'outbox-test'): Kafka {
-  return new Kafka({
+  const brokers = stack().kafkaBrokers;
+  const kafka = new Kafka({
     clientId,
-    brokers: stack().kafkaBrokers,
+    brokers,
     logLevel: logLevel.NOTHING,
     retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
   });
+  connections.set(kafka, { clientId, brokers });
+  return kafka;
 }
+
+/** Where each kafkajs client of createKafka connects (kafkajs does not tell). */
+const connections = new WeakMap<Kafka, { clientId: string; brokers: readonly string[] }>();
 
 export async function createTopic(kafka: Kafka, prefix: string, partitions = 3): Promise<string> {
   const topic = `${prefix}-${randomUUID().slice(0, 8)}`;
@@ -245,7 +252,27 @@ export async function seedInbox(
   return rows.map((row) => row.event_id);
 }
 
-/** The library's port on a test's kafkajs client (the adapter the services use by default). */
-export function kafkaClient(kafka: Kafka): KafkaClient {
-  return kafkajsClient(kafka);
+/**
+ * The library's port, on the client KAFKA_CLIENT names: 'kafkajs' (the default: the test's own
+ * kafkajs client) or 'platformatic' (@platformatic/kafka on the same brokers). `brokers` is for
+ * a kafkajs client not made by createKafka, whose brokers the harness cannot know.
+ */
+export function kafkaClient(kafka: Kafka, brokers?: readonly string[]): KafkaClient {
+  const chosen = process.env['KAFKA_CLIENT'] ?? 'kafkajs';
+  switch (chosen) {
+    case 'kafkajs':
+      return kafkajsClient(kafka);
+    case 'platformatic': {
+      const known = connections.get(kafka);
+      const where = brokers ?? known?.brokers;
+      if (where === undefined) {
+        throw new Error(
+          'kafkaClient: this kafkajs client was not made by createKafka; pass its brokers',
+        );
+      }
+      return platformaticClient({ clientId: known?.clientId ?? 'outbox-test', brokers: where });
+    }
+    default:
+      throw new Error(`KAFKA_CLIENT=${chosen} is not a client: use 'kafkajs' or 'platformatic'`);
+  }
 }
