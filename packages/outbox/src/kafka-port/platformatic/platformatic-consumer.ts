@@ -99,9 +99,23 @@ export async function startPlatformaticConsumer(
     );
   };
 
-  const consume = async (member: Member, stream: RawStream): Promise<void> => {
+  // A stream that stopped fetching (seen after Kafka was killed: no error, no fetch) is
+  // treated as a crash once it is silent for this long while this member waits for messages.
+  const stallMs = Math.max(4 * spec.maxWaitTimeMs, spec.sessionTimeoutMs, 5000);
+
+  const consume = async (
+    member: Member,
+    stream: RawStream,
+    crash: (error: unknown) => void,
+  ): Promise<void> => {
     for (;;) {
-      const messages = await readAvailable(stream, member.ended.signal);
+      const messages = await readAvailable(stream, member.ended.signal, stallMs);
+      if (messages === 'stalled') {
+        // A member with no partitions has nothing to fetch.
+        if (member.owned.size === 0) continue;
+        crash(new Error(`the message stream fetched nothing for ${stallMs} ms`));
+        return;
+      }
       if (messages === undefined || !running || member.closing) return;
       // Messages of partitions this member no longer owns (fetched before a rebalance) go.
       const batches = toBatches(
@@ -180,15 +194,16 @@ export async function startPlatformaticConsumer(
         stream.on('error', crash);
         firstAttempt();
         state.ok(spec.name);
-        await Promise.race([consume(member, stream), aborted(member.ended.signal)]);
+        await Promise.race([consume(member, stream, crash), aborted(member.ended.signal)]);
       } catch (error) {
         crash(error);
         firstAttempt();
       }
       member.closing = true;
       current = undefined;
-      await stream?.close().catch(() => undefined);
-      await consumer.close(true).catch(() => undefined);
+      // Closing talks to Kafka (leaving the group), which may be down: bounded.
+      await bounded(stream?.close(), CLOSE_MS);
+      await bounded(consumer.close(true), CLOSE_MS);
       if (running && state.failures > 0) {
         await pause.wait(backoffDelay(spec.backoff, Math.max(1, state.failures)));
       }
@@ -217,11 +232,28 @@ interface RawBatch {
   readonly batch: ConsumedBatch;
 }
 
-/** What the stream holds now (at least one message), or undefined once it ended or stopped. */
+/** How long closing a consumer may take before it is left to itself. */
+const CLOSE_MS = 5000;
+
+async function bounded(promise: Promise<unknown> | undefined, ms: number): Promise<void> {
+  if (promise === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    promise.catch(() => undefined),
+    new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
+}
+
+/**
+ * What the stream holds now (at least one message); undefined once it ended or stopped;
+ * 'stalled' when it completed no fetch for `stallMs`.
+ */
 async function readAvailable(
   stream: RawStream,
   stop: AbortSignal,
-): Promise<RawMessage[] | undefined> {
+  stallMs: number,
+): Promise<RawMessage[] | undefined | 'stalled'> {
   for (;;) {
     const messages: RawMessage[] = [];
     for (let one = stream.read() as RawMessage | null; one !== null; one = stream.read()) {
@@ -229,10 +261,14 @@ async function readAvailable(
     }
     if (messages.length > 0) return messages;
     if (stream.destroyed || stream.readableEnded) return undefined;
-    const woken = await new Promise<boolean>((resolve) => {
+    const woken = await new Promise<boolean | 'stalled'>((resolve) => {
       const onReadable = (): void => finish(false);
       const onEnd = (): void => finish(true);
-      const finish = (ended: boolean): void => {
+      const onFetch = (): void => void watchdog.refresh();
+      const watchdog = setTimeout(() => finish('stalled'), stallMs);
+      const finish = (ended: boolean | 'stalled'): void => {
+        clearTimeout(watchdog);
+        stream.off('fetch', onFetch);
         stop.removeEventListener('abort', onEnd);
         stream.off('readable', onReadable);
         stream.off('end', onEnd);
@@ -240,11 +276,13 @@ async function readAvailable(
         resolve(ended);
       };
       stream.on('readable', onReadable);
+      stream.on('fetch', onFetch);
       stream.on('end', onEnd);
       stream.on('close', onEnd);
       if (stop.aborted) finish(true);
       else stop.addEventListener('abort', onEnd);
     });
+    if (woken === 'stalled') return 'stalled';
     if (woken) return undefined;
   }
 }
