@@ -148,7 +148,10 @@ export function createPlatformaticAdmin(
       const committed = new Map<string, bigint>();
       for (const topic of group?.topics ?? []) {
         for (const partition of topic.partitions) {
-          committed.set(`${topic.name}\u0000${partition.partitionIndex}`, partition.committedOffset);
+          committed.set(
+            `${topic.name}\u0000${partition.partitionIndex}`,
+            partition.committedOffset,
+          );
         }
       }
       // As kafkajs reports it: every partition of the topics, '-1' when nothing is committed.

@@ -35,7 +35,8 @@ export function classifyPartitionError(
   if (COUNTED_RETRIABLE.has(apiId)) return { kind: 'refused', reason, final: false };
   // Non-retriable codes that are about the records (INVALID_REQUIRED_ACKS and the producer's
   // state are not: they are outages, as in the kafkajs adapter).
-  if (!canRetry && !PRODUCER_OR_CLUSTER.has(apiId)) return { kind: 'refused', reason, final: false };
+  if (!canRetry && !PRODUCER_OR_CLUSTER.has(apiId))
+    return { kind: 'refused', reason, final: false };
   return { kind: 'outage' };
 }
 
