@@ -1,5 +1,6 @@
 import {
   Consumer,
+  consumerGroupChannel,
   MessagesStreamModes,
   type GroupAssignment,
   type Message,
@@ -176,6 +177,14 @@ export async function startPlatformaticConsumer(
         member.owned = new Set();
       };
       consumer.on('consumer:group:rebalance', revoke);
+      // A (re)join began (a heartbeat told of a rebalance or an eviction): until it assigns
+      // partitions again this member owns nothing, so batches in progress stop and commit
+      // nothing more. The client tells of a rejoin only on its diagnostics channel.
+      const onGroupOperation = (message: unknown): void => {
+        const context = message as { client?: unknown; operation?: unknown };
+        if (context.client === consumer && context.operation === 'joinGroup') revoke();
+      };
+      consumerGroupChannel.start.subscribe(onGroupOperation);
       consumer.on('consumer:group:leave', revoke);
       current = member;
       let stream: RawStream | undefined;
@@ -201,6 +210,7 @@ export async function startPlatformaticConsumer(
       }
       member.closing = true;
       current = undefined;
+      consumerGroupChannel.start.unsubscribe(onGroupOperation);
       // Closing talks to Kafka (leaving the group), which may be down: bounded.
       await bounded(stream?.close(), CLOSE_MS);
       await bounded(consumer.close(true), CLOSE_MS);
