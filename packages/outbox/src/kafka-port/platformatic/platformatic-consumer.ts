@@ -201,6 +201,10 @@ export async function startPlatformaticConsumer(
         });
         if (consumer.assignments !== null) member.owned = assignedKeys(consumer.assignments);
         stream.on('error', crash);
+        // A 'readable' listener for the stream's whole life. With none (between two reads),
+        // Node sets readableFlowing back to null, and the client fetches only while someone
+        // reads: once its buffer had filled up, its fetch loop stopped for good.
+        stream.on('readable', () => undefined);
         firstAttempt();
         state.ok(spec.name);
         await Promise.race([consume(member, stream, crash), aborted(member.ended.signal)]);
