@@ -14,11 +14,24 @@ describe('readServiceConfig', () => {
       port: 3001,
       kafkaBrokers: ['a:1', 'b:2'],
       kafkaClientId: 'order-service',
+      kafkaClient: 'kafkajs',
       consumerGroupId: 'order-service',
       stallAfterMs: 60_000,
       opsPort: undefined,
       relay: { batchSize: 200, pollIntervalMs: 500, notify: true, mode: 'polling' },
     });
+  });
+
+  it('KAFKA_CLIENT picks the client library, and names the allowed ones when wrong', () => {
+    const env = { DATABASE_URL: 'postgres://x/y', KAFKA_BROKERS: 'a:1' };
+    const config = readServiceConfig(
+      createEnvReader({ ...env, KAFKA_CLIENT: 'platformatic' }),
+      defaults,
+    );
+    expect(config.kafkaClient).toBe('platformatic');
+    expect(() =>
+      readServiceConfig(createEnvReader({ ...env, KAFKA_CLIENT: 'rdkafka' }), defaults),
+    ).toThrow(/KAFKA_CLIENT must be one of kafkajs, platformatic/);
   });
 
   it('RELAY_MODE=cdc needs CONNECT_URL, and says so', () => {

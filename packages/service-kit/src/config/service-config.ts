@@ -1,4 +1,5 @@
 import { DEFAULT_STALL_AFTER_MS } from '@outbox-inbox/outbox';
+import { kafkaClientNames, type KafkaClientName } from '../infrastructure/kafka.ts';
 import { readRetentionConfig, type RetentionConfig } from '../retention/retention-config.ts';
 import { API_ROLE } from '../roles/roles.ts';
 import { ConfigError, type EnvReader } from './env-reader.ts';
@@ -19,6 +20,8 @@ export interface ServiceConfig {
   readonly opsPort: number | undefined;
   readonly logLevel: string;
   readonly kafkaClientId: string;
+  /** Which Kafka client library the port runs on (`KAFKA_CLIENT`). */
+  readonly kafkaClient: KafkaClientName;
   readonly consumerGroupId: string;
   /** A worker with work and no progress for this long is reported stalled (degraded readiness). */
   readonly stallAfterMs: number;
@@ -61,6 +64,7 @@ export function readServiceConfig(
     opsPort: read.optionalInteger('OPS_PORT', { min: 0, max: 65535 }),
     logLevel: read.oneOf('LOG_LEVEL', logLevels, 'info'),
     kafkaClientId: read.string('KAFKA_CLIENT_ID', defaults.name),
+    kafkaClient: read.oneOf('KAFKA_CLIENT', kafkaClientNames, 'kafkajs'),
     consumerGroupId: read.string('CONSUMER_GROUP_ID', defaults.name),
     stallAfterMs: read.integer('WORKER_STALL_AFTER_MS', {
       default: DEFAULT_STALL_AFTER_MS,

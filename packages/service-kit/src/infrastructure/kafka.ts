@@ -1,18 +1,27 @@
-import { kafkajsClient, type KafkaClient } from '@outbox-inbox/outbox';
+import { kafkajsClient, platformaticClient, type KafkaClient } from '@outbox-inbox/outbox';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import { quietKafkaLog } from './kafka-log.ts';
 
+/** The client libraries the port runs on: `KAFKA_CLIENT` picks one, kafkajs by default. */
+export const kafkaClientNames = Object.freeze(['kafkajs', 'platformatic'] as const);
+export type KafkaClientName = (typeof kafkaClientNames)[number];
+
 /**
  * The one place a service builds its Kafka client (R-DIST-OBX-X1: producers exist only in
- * relay / infrastructure modules). kafkajs logs go to the service's pino logger, an outage's
+ * relay / infrastructure modules). Both adapters give the library the same port, with the same
+ * partitions for the same keys. kafkajs logs go to the service's pino logger, an outage's
  * retries collapsed into one line when it starts and one when it ends (kafka-log.ts).
  */
 export function createKafka(options: {
   clientId: string;
   brokers: readonly string[];
   logger: Logger;
+  client?: KafkaClientName;
 }): KafkaClient {
+  if (options.client === 'platformatic') {
+    return platformaticClient({ clientId: options.clientId, brokers: options.brokers });
+  }
   const { logCreator, socketFactory } = quietKafkaLog(options.logger);
   const kafka = new Kafka({
     clientId: options.clientId,

@@ -60,7 +60,12 @@ export async function startServiceProcess<DB extends OutboxTables>(options: {
     outboxPublishedBy: config.relay.mode === 'cdc' ? 'cdc' : 'relay',
   });
   const kafka = options.needsKafka
-    ? createKafka({ clientId: config.kafkaClientId, brokers: config.kafkaBrokers, logger })
+    ? createKafka({
+        clientId: config.kafkaClientId,
+        brokers: config.kafkaBrokers,
+        logger,
+        client: config.kafkaClient,
+      })
     : undefined;
   const context: ServiceContext<DB> = { db, kafka, registry, metrics };
   let url: string | undefined;

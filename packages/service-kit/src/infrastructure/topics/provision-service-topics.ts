@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { createEnvReader } from '../../config/env-reader.ts';
-import { createKafka } from '../kafka.ts';
+import { createKafka, kafkaClientNames } from '../kafka.ts';
 import { provisionTopics, type ProvisionResult } from './provision-topics.ts';
 import type { TopicSpec } from './topic-spec.ts';
 
@@ -26,6 +26,7 @@ export async function provisionServiceTopics(options: {
     clientId: `${options.service}-migrate`,
     brokers,
     logger: options.logger,
+    client: read.oneOf('KAFKA_CLIENT', kafkaClientNames, 'kafkajs'),
   });
   const admin = kafka.createAdmin();
   await admin.connect();
