@@ -1,5 +1,6 @@
 import {
   kafkajsClient,
+  platformaticClient,
   type EventProducer,
   type KafkaClient,
   type OutgoingRecord,
@@ -10,6 +11,21 @@ import { sleep } from './stats.ts';
 /** The library's port on the bench's Kafka client. */
 export function benchClient(kafka: Kafka): KafkaClient {
   return kafkajsClient(kafka);
+}
+
+/** The client libraries behind the library's port that B1 and B5 measure side by side. */
+export type ClientName = 'kafkajs' | 'platformatic';
+export const clientNames: readonly ClientName[] = ['kafkajs', 'platformatic'];
+
+/** The port on each client library, both on the stack's brokers. */
+export function benchClients(
+  kafka: Kafka,
+  brokers: readonly string[],
+): Readonly<Record<ClientName, KafkaClient>> {
+  return {
+    kafkajs: kafkajsClient(kafka),
+    platformatic: platformaticClient({ clientId: 'bench', brokers }),
+  };
 }
 
 /** Sends records through the port; fails unless Kafka acknowledged every one. */

@@ -5,7 +5,7 @@ import type { BenchSettings } from '../../settings.ts';
 import { fixed, int, showSpread, spread } from '../../stats.ts';
 import type { BurstRun } from './processor-burst.ts';
 
-export type IngestVariant = 'raw' | 'writer';
+export type IngestVariant = 'raw' | 'writer' | 'writer-platformatic';
 type IngestRuns = ReadonlyMap<IngestVariant, readonly CpuUse[]>;
 
 const ratio = (v: number) => fixed(v);
@@ -17,6 +17,7 @@ function ingestRates(settings: BenchSettings, runs: IngestRuns, variant: IngestV
 function ingestTables(settings: BenchSettings, runs: IngestRuns): Table[] {
   const raw = ingestRates(settings, runs, 'raw');
   const writer = ingestRates(settings, runs, 'writer');
+  const onPlatformatic = ingestRates(settings, runs, 'writer-platformatic');
   const cpuRuns = (variant: IngestVariant) =>
     runsOf(runs, variant).map((cpu) => ({ cpu, work: settings.inboxMessages }));
   return [
@@ -29,7 +30,22 @@ function ingestTables(settings: BenchSettings, runs: IngestRuns): Table[] {
           showSpread(spread(writer)),
           writer.map(int).join(', '),
         ],
+        [
+          'inbox writer on @platformatic/kafka (same code, the port’s second adapter)',
+          showSpread(spread(onPlatformatic)),
+          onPlatformatic.map(int).join(', '),
+        ],
         ['ratio inbox / raw (per round)', showSpread(ratioPerRound(writer, raw), ratio), ''],
+        [
+          'ratio inbox on platformatic / raw kafkajs (per round)',
+          showSpread(ratioPerRound(onPlatformatic, raw), ratio),
+          '',
+        ],
+        [
+          'ratio inbox on platformatic / inbox on kafkajs (per round)',
+          showSpread(ratioPerRound(onPlatformatic, writer), ratio),
+          '',
+        ],
       ],
     },
     cpuTable({
@@ -42,6 +58,7 @@ function ingestTables(settings: BenchSettings, runs: IngestRuns): Table[] {
       variants: [
         { name: 'raw kafkajs consumer', runs: cpuRuns('raw') },
         { name: 'inbox writer', runs: cpuRuns('writer') },
+        { name: 'inbox writer on platformatic', runs: cpuRuns('writer-platformatic') },
       ],
     }),
   ];

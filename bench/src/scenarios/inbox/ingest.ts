@@ -7,11 +7,12 @@ import {
   createOutboxMetrics,
   silentLogger,
   startInboxWriter,
+  type KafkaClient,
   type OutboxTables,
   type OutgoingRecord,
 } from '@outbox-inbox/outbox';
 import { startCpuMeter, type CpuUse } from '../../cpu.ts';
-import { benchClient, sendAll } from '../../kafka.ts';
+import { benchClient, sendAll, type ClientName } from '../../kafka.ts';
 import type { BenchSettings } from '../../settings.ts';
 import { sleep } from '../../stats.ts';
 
@@ -21,6 +22,8 @@ export const INBOX_TOPIC = 'bench.inbox';
 export interface IngestBench {
   readonly db: Kysely<OutboxTables>;
   readonly kafka: Kafka;
+  /** The library's port on each client library. */
+  readonly clients: Readonly<Record<ClientName, KafkaClient>>;
   readonly settings: BenchSettings;
   readonly servers: Readonly<Record<string, number | undefined>>;
   /** Consumer groups used so far: each run reads the topic from the beginning. */
@@ -96,13 +99,16 @@ export async function rawConsumerRun(bench: IngestBench): Promise<CpuUse> {
   return cpu;
 }
 
-/** The inbox writer: stores every message (INSERT … ON CONFLICT), then commits its offsets. */
-export async function inboxWriterRun(bench: IngestBench): Promise<CpuUse> {
+/**
+ * The inbox writer on `client`: stores every message (INSERT … ON CONFLICT), then commits its
+ * offsets.
+ */
+export async function inboxWriterRun(bench: IngestBench, client: ClientName): Promise<CpuUse> {
   await sql`TRUNCATE inbox_event`.execute(bench.db);
   const metrics = createOutboxMetrics(new Registry());
   const worker = await startInboxWriter({
     db: bench.db,
-    kafka: benchClient(bench.kafka),
+    kafka: bench.clients[client],
     logger: silentLogger,
     metrics,
     options: { groupId: `bench-inbox-${++bench.groups}`, topics: [INBOX_TOPIC] },

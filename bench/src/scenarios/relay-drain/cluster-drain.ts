@@ -1,7 +1,7 @@
 import { Stack } from '@outbox-inbox/infra';
 import { defineScenario, type BenchContext, type Scenario } from '../../context.ts';
 import type { CpuRun } from '../../cpu.ts';
-import { benchKafka } from '../../kafka.ts';
+import { benchClients, benchKafka } from '../../kafka.ts';
 import { runRounds } from '../../rounds.ts';
 import { int } from '../../stats.ts';
 import { clusterDrainSection, type ClusterVariant } from './cluster-drain-section.ts';
@@ -31,9 +31,11 @@ async function setUpClusterDrain(ctx: BenchContext): Promise<ClusterDrainBench> 
   });
   try {
     const single = await setUpDrain(ctx, 'bench_drain_cluster');
+    const clusterKafka = benchKafka(clusterStack.kafkaBrokers);
     const cluster: DrainBench = {
       ...single,
-      kafka: benchKafka(clusterStack.kafkaBrokers),
+      kafka: clusterKafka,
+      clients: benchClients(clusterKafka, clusterStack.kafkaBrokers),
       servers: {
         postgres: single.servers['postgres'],
         ...Object.fromEntries(clusterNodes.map((node) => [node, clusterStack.pid(node)])),

@@ -9,6 +9,7 @@ import {
   toEventRecord,
   type EventRecord,
   type EventMessageFields,
+  type KafkaClient,
   type OutboxTables,
   type Worker,
 } from '@outbox-inbox/outbox';
@@ -16,7 +17,7 @@ import { averagePayloadBytes, clearOutbox, writeBacklog } from '../../backlog.ts
 import type { BenchContext } from '../../context.ts';
 import { measureCpuRun, serverGroups, type CpuRun } from '../../cpu.ts';
 import { benchDb } from '../../database.ts';
-import { benchClient, freshTopics, sendAll } from '../../kafka.ts';
+import { benchClients, freshTopics, sendAll, type ClientName } from '../../kafka.ts';
 import { startNaiveRelay, type NaiveRelay } from '../../naive-relay.ts';
 import type { BenchSettings } from '../../settings.ts';
 import { sleep } from '../../stats.ts';
@@ -28,6 +29,8 @@ const RAW_TOPIC = 'bench.drain.raw';
 export interface DrainBench {
   readonly db: Kysely<OutboxTables>;
   readonly kafka: Kafka;
+  /** The library's port on each client library. */
+  readonly clients: Readonly<Record<ClientName, KafkaClient>>;
   readonly settings: BenchSettings;
   /** The relay's own encoding of the backlog's rows, built in memory beforehand. */
   readonly messages: readonly EventRecord[];
@@ -78,13 +81,21 @@ export async function setUpDrain(ctx: BenchContext, database = 'bench_drain'): P
   const payloadBytes = await averagePayloadBytes(db);
   const rows = await db.selectFrom('outbox_event').selectAll().orderBy('id').execute();
   const servers = serverGroups(ctx.stack);
-  return { db, kafka, settings, messages: rows.map(asRelayMessage), payloadBytes, servers };
+  return {
+    db,
+    kafka,
+    clients: benchClients(kafka, ctx.stack.kafkaBrokers),
+    settings,
+    messages: rows.map(asRelayMessage),
+    payloadBytes,
+    servers,
+  };
 }
 
-/** Baseline A: the same messages through the relay's producer, one `sendBatch` per batch. */
-export async function rawRun(bench: DrainBench): Promise<CpuRun> {
+/** Baseline A: the same messages through the relay's producer on `client`, one send per batch. */
+export async function rawRun(bench: DrainBench, client: ClientName = 'kafkajs'): Promise<CpuRun> {
   const { messages, settings } = bench;
-  const producer = benchClient(bench.kafka).createProducer({ allowAutoTopicCreation: true });
+  const producer = bench.clients[client].createProducer({ allowAutoTopicCreation: true });
   await producer.connect();
   const run = await measureCpuRun(bench.servers, async () => {
     for (let i = 0; i < messages.length; i += settings.batchSize) {
@@ -102,8 +113,11 @@ async function refill(bench: DrainBench, events: number): Promise<void> {
   await sql`ANALYZE outbox_event`.execute(bench.db);
 }
 
-/** The library's relay, default options but the batch size, until the backlog is published. */
-export async function relayRun(bench: DrainBench): Promise<CpuRun> {
+/**
+ * The library's relay on `client`, default options but the batch size, until the backlog is
+ * published.
+ */
+export async function relayRun(bench: DrainBench, client: ClientName = 'kafkajs'): Promise<CpuRun> {
   const { settings } = bench;
   await refill(bench, settings.drainEvents);
   const metrics = createOutboxMetrics(new Registry());
@@ -111,7 +125,7 @@ export async function relayRun(bench: DrainBench): Promise<CpuRun> {
   const run = await measureCpuRun(bench.servers, async () => {
     worker = await startRelay({
       db: bench.db,
-      kafka: benchClient(bench.kafka),
+      kafka: bench.clients[client],
       logger: silentLogger,
       metrics,
       options: { batchSize: settings.batchSize, pollIntervalMs: 50 },

@@ -5,7 +5,14 @@ import { int } from '../../stats.ts';
 import { drainSection, rateOf, type DrainVariant } from './drain-section.ts';
 import { naiveRun, rawRun, relayRun, setUpDrain, type DrainBench } from './drain-runs.ts';
 
-const variants: readonly DrainVariant[] = ['raw', 'relay', 'naive', 'guide'];
+const variants: readonly DrainVariant[] = [
+  'raw',
+  'relay',
+  'naive',
+  'guide',
+  'raw-platformatic',
+  'relay-platformatic',
+];
 
 function runVariant(bench: DrainBench, variant: DrainVariant): Promise<CpuRun> {
   switch (variant) {
@@ -13,6 +20,10 @@ function runVariant(bench: DrainBench, variant: DrainVariant): Promise<CpuRun> {
       return rawRun(bench);
     case 'relay':
       return relayRun(bench);
+    case 'raw-platformatic':
+      return rawRun(bench, 'platformatic');
+    case 'relay-platformatic':
+      return relayRun(bench, 'platformatic');
     case 'naive':
       return naiveRun(bench, false);
     case 'guide':
@@ -23,7 +34,8 @@ function runVariant(bench: DrainBench, variant: DrainVariant): Promise<CpuRun> {
 /**
  * B1: one relay drains a backlog; baseline A is raw kafkajs `sendBatch` of the same messages
  * (same batch size, the relay's own producer); baseline B is the style guide's row-by-row
- * relay, looping at once and as written. Rounds side by side; ratios within a round.
+ * relay, looping at once and as written. The raw producer and the relay again on the port's
+ * second client (@platformatic/kafka). Rounds side by side; ratios within a round.
  */
 export const relayDrain: Scenario = defineScenario({
   id: 'B1',
@@ -32,6 +44,7 @@ export const relayDrain: Scenario = defineScenario({
     // Warm-up: the broker's JIT and page cache, and this process's, before anything counts.
     ctx.log('B1 warm-up');
     await rawRun(bench);
+    await rawRun(bench, 'platformatic');
     return runRounds(variants, ctx.settings.rounds, async (variant, round) => {
       const run = await runVariant(bench, variant);
       ctx.log(`B1 round ${round + 1} ${variant}: ${int(rateOf(run))} events/s`);
