@@ -1,6 +1,6 @@
 import { Admin, ConfigResourceTypes } from '@platformatic/kafka';
 import type { AdminOptions, KafkaAdmin, TopicDescription } from '../kafka-client.ts';
-import type { PlatformaticConnection } from './platformatic-client.ts';
+import type { PlatformaticConnection } from './platformatic-connection.ts';
 
 /** How long a step about a topic just created waits for the cluster to know it. */
 const SETTLE_MS = 30_000;

@@ -17,7 +17,7 @@ import type {
   ConsumerSpec,
   MessageHeaders,
 } from '../kafka-client.ts';
-import type { PlatformaticConnection } from './platformatic-client.ts';
+import type { PlatformaticConnection } from './platformatic-connection.ts';
 
 type RawConsumer = Consumer<Buffer, Buffer, Buffer, Buffer>;
 type RawMessage = Message<Buffer, Buffer, Buffer, Buffer>;

@@ -15,7 +15,7 @@ import type {
   SendReport,
 } from '../kafka-client.ts';
 import { classifyPartitionError, type PartitionErrorKind } from './send-error.ts';
-import type { PlatformaticConnection } from './platformatic-client.ts';
+import type { PlatformaticConnection } from './platformatic-connection.ts';
 
 type Outbound = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
 type RawProducer = Producer<Buffer, Buffer, Buffer, Buffer>;
