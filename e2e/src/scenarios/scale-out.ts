@@ -1,0 +1,61 @@
+import { pollUntil } from '@outbox-inbox/infra';
+import { expect } from 'vitest';
+import { expectInvariantsHeld } from '../invariants/expect-held.ts';
+import { defaultRate, runScenario } from '../scenario.ts';
+import { onClient, type KafkaClientName } from './kafka-client.ts';
+
+/** Scenario 4: two of each worker role, under Kafka and relay kills, with the services on `client`. */
+export async function scaleOut(client: KafkaClientName): Promise<void> {
+  const { name, settings } = onClient('4 scale-out', client);
+  const result = await runScenario(name, {
+    system: {
+      instances: {
+        'order-relay': 2,
+        'payment-relay': 2,
+        'payment-consumer': 2,
+        'payment-processor': 2,
+      },
+      faults: { 'relay-after-publish': 0.05 },
+      settings,
+    },
+    inject: async ({ system, acceptedSoFar, kill, killWhenRunning, fault }) => {
+      await pollUntil(() => acceptedSoFar() >= defaultRate * 2, {
+        timeoutMs: 60_000,
+        description: 'traffic',
+      });
+      // A relay may be restarting after its own kill point: each kill waits for a live one.
+      await killWhenRunning('order-relay-1');
+      await kill('kafka');
+      const atKill = acceptedSoFar();
+      await pollUntil(() => acceptedSoFar() >= atKill + defaultRate * 3, {
+        timeoutMs: 60_000,
+        description: 'orders while Kafka is down',
+      });
+      await system.stack.start('kafka');
+      fault('kafka restarted');
+      const atRestart = acceptedSoFar();
+      await pollUntil(() => acceptedSoFar() >= atRestart + defaultRate * 2, {
+        timeoutMs: 60_000,
+        description: 'traffic',
+      });
+      await killWhenRunning('payment-relay-2');
+      await killWhenRunning('payment-consumer-1');
+      const atLast = acceptedSoFar();
+      await pollUntil(() => acceptedSoFar() >= atLast + defaultRate * 2, {
+        timeoutMs: 60_000,
+        description: 'traffic',
+      });
+    },
+  });
+
+  // Per-order order on both topics and in the inbox is part of the invariants.
+  expectInvariantsHeld(result.invariants);
+  expect(result.kills).toEqual({
+    'order-relay-1': 1,
+    kafka: 1,
+    'payment-relay-2': 1,
+    'payment-consumer-1': 1,
+  });
+  expect(result.unexpectedRestarts).toEqual([]);
+  expect(result.counts.duplicatesDelivered).toBeGreaterThan(0);
+}
