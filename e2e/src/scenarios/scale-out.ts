@@ -8,6 +8,10 @@ import { onClient, type KafkaClientName } from './kafka-client.ts';
 export async function scaleOut(client: KafkaClientName): Promise<void> {
   const { name, settings } = onClient('4 scale-out', client);
   const result = await runScenario(name, {
+    // The relays' injected deaths go on while the backlog drains, each costing a restart (about
+    // 10 s on a busy CI machine); 45 s after the last noted fault was once too short for two
+    // of them in a row on a burst of payment events.
+    drainBoundMs: 90_000,
     system: {
       instances: {
         'order-relay': 2,
