@@ -1,4 +1,5 @@
 import kafkajs from 'kafkajs';
+import { COUNTED_RETRIABLE, FINAL_REFUSALS } from '../record-refusals.ts';
 
 // kafkajs is CommonJS: Node's ESM loader does not see its error classes as named exports (a
 // bundler or vitest would, so only a plain `node` process shows it).
@@ -19,18 +20,6 @@ export type SendErrorKind =
       /** Cannot pass on a retry: the row is set aside at once. */
       readonly final: boolean;
     };
-
-/** Refusals of the records themselves: sending them again cannot help. */
-const FINAL_REFUSALS = new Set([
-  'MESSAGE_TOO_LARGE',
-  'RECORD_LIST_TOO_LARGE',
-  'INVALID_TOPIC_EXCEPTION',
-  'INVALID_RECORD',
-  'INVALID_TIMESTAMP',
-]);
-
-/** kafkajs calls these retriable, but they may be lasting: count them against the row. */
-const COUNTED_RETRIABLE = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'CORRUPT_MESSAGE']);
 
 /**
  * A cluster in transition: a leader moved or died, the in-sync replicas are fewer than the

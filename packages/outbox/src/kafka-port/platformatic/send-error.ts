@@ -1,24 +1,14 @@
+import { COUNTED_RETRIABLE, FINAL_REFUSALS } from '../record-refusals.ts';
+
 /**
  * What a Kafka error code says about the records it refused, for @platformatic/kafka, whose
- * ProtocolError carries Kafka's own error name (`apiId`). The sets follow the kafkajs adapter's
- * (kafkajs/send-error.ts) so the relay sees the same outcomes on either client; the names
- * differ only where Kafka renamed an error (NOT_LEADER_OR_FOLLOWER, COORDINATOR_*).
+ * ProtocolError carries Kafka's own error name (`apiId`). The record refusals are shared with
+ * the kafkajs adapter (../record-refusals.ts) so the relay sees the same outcomes on either
+ * client.
  */
 export type PartitionErrorKind =
   | { readonly kind: 'outage' }
   | { readonly kind: 'refused'; readonly reason: string; readonly final: boolean };
-
-/** Refusals of the records themselves: sending them again cannot help. */
-const FINAL_REFUSALS = new Set([
-  'MESSAGE_TOO_LARGE',
-  'RECORD_LIST_TOO_LARGE',
-  'INVALID_TOPIC_EXCEPTION',
-  'INVALID_RECORD',
-  'INVALID_TIMESTAMP',
-]);
-
-/** Retriable for Kafka, but they may be lasting: counted against the row, not final. */
-const COUNTED_RETRIABLE = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'CORRUPT_MESSAGE']);
 
 /**
  * Classifies the error a broker gave one partition of a produce request. Anything that is not
