@@ -1,7 +1,6 @@
-import net from 'node:net';
 import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
-import { Kafka, logLevel, type ISocketFactory } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
 import { enqueueMany, startRelay, type OutboxEventInput } from '../../src/index.ts';
 import {
   kafkaClient,
@@ -12,6 +11,7 @@ import {
   stack,
   useTestDb,
 } from '../support/harness.ts';
+import { silenceableBrokers } from '../support/silent-broker.ts';
 import { messagesOnTopic } from '../support/topics.ts';
 
 const testDb = useTestDb('relay_unanswered');
@@ -26,33 +26,15 @@ const events = (topic: string, from: number, n: number): OutboxEventInput[] =>
     payload: { n: from + i },
   }));
 
-/**
- * Connections to the real broker whose outgoing bytes can be swallowed: while `silent`, every
- * request the client writes is dropped, so the broker never sees it and nothing answers. Unlike
- * a killed broker, which may have appended a batch before it died, nothing sent in that time
- * ever reaches Kafka, not even later: the bytes are gone.
- */
-function silenceableSockets(): { socketFactory: ISocketFactory; silence(on: boolean): void } {
-  let silent = false;
-  const socketFactory: ISocketFactory = ({ host, port, onConnect }) => {
-    const socket = net.connect({ host, port }, onConnect);
-    const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
-    socket.write = ((...args: unknown[]) =>
-      silent ? true : write(...args)) as typeof socket.write;
-    return socket;
-  };
-  return { socketFactory, silence: (on) => (silent = on) };
-}
-
 it('marks nothing published while Kafka answers nothing, and publishes every row once it answers again', async () => {
   const admin = createKafka();
   const topic = await createTopic(admin, 'relay-unanswered', 1);
-  const sockets = silenceableSockets();
+  const brokers = stack().kafkaBrokers;
+  const sockets = silenceableBrokers(brokers);
   const kafka = new Kafka({
     clientId: 'relay-unanswered',
-    brokers: stack().kafkaBrokers,
+    brokers,
     logLevel: logLevel.NOTHING,
-    socketFactory: sockets.socketFactory,
     connectionTimeout: 1000,
     requestTimeout: 2000,
     retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 500 },
@@ -60,7 +42,7 @@ it('marks nothing published while Kafka answers nothing, and publishes every row
   const logger = recordingLogger();
   const relay = await startRelay({
     db: testDb.db,
-    kafka: kafkaClient(kafka, stack().kafkaBrokers),
+    kafka: kafkaClient(kafka, brokers, { timeoutMs: 2000 }),
     logger,
     options: {
       pollIntervalMs: 50,
@@ -110,6 +92,8 @@ it('marks nothing published while Kafka answers nothing, and publishes every row
       },
     );
   } finally {
+    sockets.silence(false);
     await relay.stop();
+    sockets.restore();
   }
 });

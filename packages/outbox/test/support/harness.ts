@@ -255,9 +255,14 @@ export async function seedInbox(
 /**
  * The library's port, on the client KAFKA_CLIENT names: 'kafkajs' (the default: the test's own
  * kafkajs client) or 'platformatic' (@platformatic/kafka on the same brokers). `brokers` is for
- * a kafkajs client not made by createKafka, whose brokers the harness cannot know.
+ * a kafkajs client not made by createKafka, whose brokers the harness cannot know; `timeoutMs`
+ * is the second client's per-request timeout (a kafkajs client carries its own).
  */
-export function kafkaClient(kafka: Kafka, brokers?: readonly string[]): KafkaClient {
+export function kafkaClient(
+  kafka: Kafka,
+  brokers?: readonly string[],
+  options: { readonly timeoutMs?: number } = {},
+): KafkaClient {
   const chosen = process.env['KAFKA_CLIENT'] ?? 'kafkajs';
   switch (chosen) {
     case 'kafkajs':
@@ -270,7 +275,11 @@ export function kafkaClient(kafka: Kafka, brokers?: readonly string[]): KafkaCli
           'kafkaClient: this kafkajs client was not made by createKafka; pass its brokers',
         );
       }
-      return platformaticClient({ clientId: known?.clientId ?? 'outbox-test', brokers: where });
+      return platformaticClient({
+        clientId: known?.clientId ?? 'outbox-test',
+        brokers: where,
+        timeoutMs: options.timeoutMs,
+      });
     }
     default:
       throw new Error(`KAFKA_CLIENT=${chosen} is not a client: use 'kafkajs' or 'platformatic'`);
