@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Stack } from '@outbox-inbox/infra';
-import { kafkajsClient } from '@outbox-inbox/outbox';
+import { kafkajsClient, platformaticClient, type KafkaClient } from '@outbox-inbox/outbox';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { produceRaw } from '../poison/produce-poison.ts';
@@ -55,25 +55,28 @@ afterAll(async () => {
   await stack?.down();
 });
 
-describe("the relay's producer places keys as Kafka's Java producer does", () => {
+/** Where the port's producer on `client` put each key. */
+async function placedBy(client: KafkaClient): Promise<Map<string, number>> {
+  const producer = client.createProducer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  try {
+    const report = await producer.send(
+      keys.map((key) => ({ topic, key, value: client.name, headers: {} })),
+      { timeoutMs: 30_000, keepAlive: async () => undefined },
+    );
+    return new Map(
+      keys.map((key, i) => {
+        const outcome = report.outcomes[i];
+        return [key, outcome?.kind === 'acked' ? outcome.partition : -1] as const;
+      }),
+    );
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+describe("the relay's producer places keys as Kafka's Java producer does, on either client", () => {
   it('sends every key to the partition the Java client picks for it', async () => {
-    const producer = kafkajsClient(kafka).createProducer({ allowAutoTopicCreation: false });
-    await producer.connect();
-    let fromRelay: Map<string, number>;
-    try {
-      const report = await producer.send(
-        keys.map((key) => ({ topic, key, value: 'relay', headers: {} })),
-        { timeoutMs: 30_000, keepAlive: async () => undefined },
-      );
-      fromRelay = new Map(
-        keys.map((key, i) => {
-          const outcome = report.outcomes[i];
-          return [key, outcome?.kind === 'acked' ? outcome.partition : -1] as const;
-        }),
-      );
-    } finally {
-      await producer.disconnect();
-    }
     const landed = await produceRaw(
       stack.kafkaBrokers,
       keys.map((key) => ({
@@ -86,7 +89,16 @@ describe("the relay's producer places keys as Kafka's Java producer does", () =>
     const fromJava = new Map(keys.map((key, n) => [key, landed[n]?.partition ?? -2]));
     // Not vacuous: the keys spread over every partition.
     expect(new Set(fromJava.values()).size).toBe(partitions);
-    const differing = keys.filter((key) => fromRelay.get(key) !== fromJava.get(key));
-    expect(differing, 'keys placed differently from the Java producer').toEqual([]);
+    const clients = [
+      kafkajsClient(kafka),
+      platformaticClient({ clientId: 'partitioning', brokers: stack.kafkaBrokers }),
+    ];
+    for (const client of clients) {
+      const fromRelay = await placedBy(client);
+      const differing = keys.filter((key) => fromRelay.get(key) !== fromJava.get(key));
+      expect(differing, `keys ${client.name} placed differently from the Java producer`).toEqual(
+        [],
+      );
+    }
   }, 180_000);
 });
