@@ -126,6 +126,8 @@ export async function defineServer(
       heapMb,
       clusterId,
       ...(cluster === undefined ? {} : { node: cluster }),
+      // A durable stack is a benchmark's: its brokers run as a production JVM does.
+      quickStart: !(options.durable ?? false),
       env,
     });
   });
