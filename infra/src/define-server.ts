@@ -73,6 +73,7 @@ export async function defineServer(
             dir: path.join(dir, 'connect'),
             port,
             brokers: context.kafkaAddresses,
+            quickStart: !(options.durable ?? false),
             env,
           }),
         ];

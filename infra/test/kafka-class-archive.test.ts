@@ -3,10 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import {
-  existingKafkaClassArchive,
-  kafkaClassArchiveOptions,
-} from '../src/components/jvm-class-archive.ts';
+import { classArchiveOptions, existingClassArchive } from '../src/components/jvm-class-archive.ts';
 import { findJava, resolveKafkaClasspath } from '../src/components/kafka.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-class-archive-'));
@@ -27,10 +24,10 @@ function runKafkaTool(options: readonly string[]): number | null {
 }
 
 it('writes a part on the first start, keeps the first one Java accepts and drops a broken one', () => {
-  const first = kafkaClassArchiveOptions(java, classpath, dir);
+  const first = classArchiveOptions('kafka', java, classpath, dir);
   expect(first).toHaveLength(1);
   expect(first[0]).toMatch(/^-XX:ArchiveClassesAtExit=.*\.part$/);
-  expect(existingKafkaClassArchive(java, classpath, dir)).toEqual([]);
+  expect(existingClassArchive('kafka', java, classpath, dir)).toEqual([]);
   const part = (first[0] as string).slice('-XX:ArchiveClassesAtExit='.length);
   const name = path.basename(part).split('.')[0] as string;
 
@@ -38,7 +35,7 @@ it('writes a part on the first start, keeps the first one Java accepts and drops
   const broken = path.join(dir, `${name}.broken.part`);
   writeFileSync(broken, 'not an archive');
   utimesSync(broken, aMinuteAgo, aMinuteAgo);
-  expect(kafkaClassArchiveOptions(java, classpath, dir)[0]).toMatch(/ArchiveClassesAtExit/);
+  expect(classArchiveOptions('kafka', java, classpath, dir)[0]).toMatch(/ArchiveClassesAtExit/);
   expect(readdirSync(dir)).not.toContain(path.basename(broken));
 
   // The JVM writes the classes it loaded when it exits cleanly.
@@ -46,13 +43,13 @@ it('writes a part on the first start, keeps the first one Java accepts and drops
   expect(readdirSync(dir)).toContain(path.basename(part));
   // Too young to judge (it may still be being written): left for later, and the next broker
   // writes a part of its own.
-  expect(kafkaClassArchiveOptions(java, classpath, dir)[0]).toMatch(/ArchiveClassesAtExit/);
+  expect(classArchiveOptions('kafka', java, classpath, dir)[0]).toMatch(/ArchiveClassesAtExit/);
   expect(readdirSync(dir)).toContain(path.basename(part));
 
   utimesSync(part, aMinuteAgo, aMinuteAgo);
-  const settled = kafkaClassArchiveOptions(java, classpath, dir);
+  const settled = classArchiveOptions('kafka', java, classpath, dir);
   expect(settled).toEqual([`-XX:SharedArchiveFile=${path.join(dir, `${name}.jsa`)}`]);
-  expect(existingKafkaClassArchive(java, classpath, dir)).toEqual(settled);
+  expect(existingClassArchive('kafka', java, classpath, dir)).toEqual(settled);
   expect(readdirSync(dir).filter((f) => f.endsWith('.part'))).toEqual([]);
 
   // And Java maps it: with -Xshare:on it would refuse to start otherwise.

@@ -4,6 +4,7 @@ import type { ConnectRecord } from '../component-record.ts';
 import { findRepoRoot } from '../state-file.ts';
 import { findJava } from './kafka.ts';
 import { serverJvmOptions } from './jvm.ts';
+import { classArchiveOptions } from './jvm-class-archive.ts';
 import { resolveMavenJars } from './maven.ts';
 
 /**
@@ -83,6 +84,8 @@ export function defineConnect(options: {
   port: number;
   brokers: readonly string[];
   heapMb?: number;
+  /** As Kafka's (kafka.ts): the first-tier compiler only, classes mapped from an archive. */
+  quickStart?: boolean;
   env?: NodeJS.ProcessEnv;
 }): ConnectRecord {
   const { dir, port } = options;
@@ -110,6 +113,9 @@ export function defineConnect(options: {
       command: java,
       args: [
         ...serverJvmOptions(heapMb),
+        ...(options.quickStart
+          ? ['-XX:TieredStopAtLevel=1', ...classArchiveOptions('connect', java, classpath)]
+          : []),
         '-cp',
         classpath,
         `-Dlog4j.configuration=file:${path.join(projectDir, 'log4j.properties')}`,

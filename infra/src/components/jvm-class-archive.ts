@@ -5,24 +5,25 @@ import os from 'node:os';
 import path from 'node:path';
 
 /**
- * Class data sharing for the stack's Kafka JVMs. A broker loads some ten thousand classes at
- * every start; a tests' stack starts one for each test file and restarts them in its scenarios,
- * on two cores shared with everything else. Java 17 can write the classes a JVM loaded into an
+ * Class data sharing for the stack's JVMs (Kafka, Kafka Connect). A broker loads some ten
+ * thousand classes at every start; a tests' stack starts one for each test file and restarts
+ * them in its scenarios, on two cores shared with everything else. Java 17 can write the classes a JVM loaded into an
  * archive when it exits (`-XX:ArchiveClassesAtExit`) and map that archive at the next start
  * (`-XX:SharedArchiveFile`), which skips parsing and verifying them.
  *
- * One archive per Java and set of jars, in the temp folder so that every clone on the machine
- * shares it. Until it exists, each broker writes its own `.part` on a clean exit (a killed one
- * writes nothing, or half); the next broker to start keeps the first part that Java accepts and
- * removes the rest. A JVM that cannot use the archive runs without it.
+ * One archive per server, Java and set of jars, in the temp folder so that every clone on the
+ * machine shares it. Until it exists, each JVM writes its own `.part` on a clean exit (a killed
+ * one writes nothing, or half); the next one to start keeps the first part that Java accepts
+ * and removes the rest. A JVM that cannot use the archive runs without it.
  */
-export function kafkaClassArchiveOptions(
+export function classArchiveOptions(
+  server: 'kafka' | 'connect',
   java: string,
   classpath: string,
   dir = classArchiveDir(),
 ): string[] {
   mkdirSync(dir, { recursive: true });
-  const name = `kafka-${archiveKey(java, classpath)}`;
+  const name = `${server}-${archiveKey(java, classpath)}`;
   const archive = path.join(dir, `${name}.jsa`);
   settleParts(dir, name, archive, java, classpath);
   if (exists(archive)) return [`-XX:SharedArchiveFile=${archive}`];
@@ -33,12 +34,13 @@ export function kafkaClassArchiveOptions(
  * The archive only for a JVM that must not write one (Kafka's storage tool: its classes are a
  * few of the broker's, and a part written from them could win over a broker's).
  */
-export function existingKafkaClassArchive(
+export function existingClassArchive(
+  server: 'kafka' | 'connect',
   java: string,
   classpath: string,
   dir = classArchiveDir(),
 ): string[] {
-  const archive = path.join(dir, `kafka-${archiveKey(java, classpath)}.jsa`);
+  const archive = path.join(dir, `${server}-${archiveKey(java, classpath)}.jsa`);
   return exists(archive) ? [`-XX:SharedArchiveFile=${archive}`] : [];
 }
 
@@ -93,10 +95,16 @@ function archiveKey(java: string, classpath: string): string {
   const hash = createHash('sha256');
   const version = spawnSync(java, ['-version'], { encoding: 'utf8' });
   hash.update(`${java}\n${version.stderr ?? ''}\n${classpath}\n`);
-  const libs = classpath.endsWith('/*') ? classpath.slice(0, -2) : undefined;
-  if (libs !== undefined) {
-    for (const jar of readdirSync(libs).sort()) {
-      hash.update(`${jar}:${statSync(path.join(libs, jar)).size}\n`);
+  for (const entry of classpath.split(path.delimiter)) {
+    if (entry.endsWith('/*')) {
+      const libs = entry.slice(0, -2);
+      for (const jar of readdirSync(libs).sort()) {
+        hash.update(`${jar}:${statSync(path.join(libs, jar)).size}\n`);
+      }
+    } else {
+      // A jar built here (Connect's own): rebuilt, it is another jar.
+      const built = statSync(entry, { throwIfNoEntry: false });
+      hash.update(`${entry}:${built?.size ?? 0}:${built?.mtimeMs ?? 0}\n`);
     }
   }
   const key = hash.digest('hex').slice(0, 16);

@@ -6,7 +6,7 @@ import { InfraError } from '../errors.ts';
 import type { KafkaRecord } from '../component-record.ts';
 import { findRepoRoot } from '../state-file.ts';
 import { consoleLog4j, serverJvmOptions } from './jvm.ts';
-import { existingKafkaClassArchive, kafkaClassArchiveOptions } from './jvm-class-archive.ts';
+import { classArchiveOptions, existingClassArchive } from './jvm-class-archive.ts';
 import { resolveMavenJars } from './maven.ts';
 
 /** The `java` to run Kafka (and Kafka's own tools) with: JAVA_HOME's, else the one on PATH. */
@@ -166,10 +166,10 @@ export function defineKafka(options: {
   const jvmCommon = ['-cp', classpath, `-Dlog4j.configuration=file:${log4jFile}`];
   const quick = options.quickStart ?? false;
   const quickTool = quick
-    ? ['-XX:TieredStopAtLevel=1', ...existingKafkaClassArchive(java, classpath)]
+    ? ['-XX:TieredStopAtLevel=1', ...existingClassArchive('kafka', java, classpath)]
     : [];
   const quickServer = quick
-    ? ['-XX:TieredStopAtLevel=1', ...kafkaClassArchiveOptions(java, classpath)]
+    ? ['-XX:TieredStopAtLevel=1', ...classArchiveOptions('kafka', java, classpath)]
     : [];
   const brokers = `127.0.0.1:${port}`;
   return {
