@@ -11,8 +11,8 @@ import path from 'node:path';
  * archive when it exits (`-XX:ArchiveClassesAtExit`) and map that archive at the next start
  * (`-XX:SharedArchiveFile`), which skips parsing and verifying them.
  *
- * One archive per server, Java and set of jars, in the temp folder so that every clone on the
- * machine shares it. Until it exists, each JVM writes its own `.part` on a clean exit (a killed
+ * One archive per server, Java and classpath (Java checks the jars' paths too, so each clone has
+ * its own), in the temp folder: nothing in the clone changes. Until it exists, each JVM writes its own `.part` on a clean exit (a killed
  * one writes nothing, or half); the next one to start keeps the first part that Java accepts
  * and removes the rest. A JVM that cannot use the archive runs without it.
  */
@@ -44,7 +44,7 @@ export function existingClassArchive(
   return exists(archive) ? [`-XX:SharedArchiveFile=${archive}`] : [];
 }
 
-/** Shared by every clone on the machine (the archive depends on Java and the jars only). */
+/** Outside the clone, like the other caches of the machine's tools. */
 export function classArchiveDir(): string {
   return path.join(os.tmpdir(), 'outbox-inbox-jvm-classes');
 }
