@@ -7,14 +7,15 @@ import path from 'node:path';
 /**
  * Class data sharing for the stack's JVMs (Kafka, Kafka Connect). A broker loads some ten
  * thousand classes at every start; a tests' stack starts one for each test file and restarts
- * them in its scenarios, on two cores shared with everything else. Java 17 can write the classes a JVM loaded into an
- * archive when it exits (`-XX:ArchiveClassesAtExit`) and map that archive at the next start
- * (`-XX:SharedArchiveFile`), which skips parsing and verifying them.
+ * them in its scenarios, on two cores shared with everything else. Java 17 can write the
+ * classes a JVM loaded into an archive when it exits (`-XX:ArchiveClassesAtExit`) and map that
+ * archive at the next start (`-XX:SharedArchiveFile`), which skips parsing and verifying them.
  *
- * One archive per server, Java and classpath (Java checks the jars' paths too, so each clone has
- * its own), in the temp folder: nothing in the clone changes. Until it exists, each JVM writes its own `.part` on a clean exit (a killed
- * one writes nothing, or half); the next one to start keeps the first part that Java accepts
- * and removes the rest. A JVM that cannot use the archive runs without it.
+ * One archive per server, Java and classpath (Java checks the jars' paths too, so each clone
+ * has its own), in the temp folder: nothing in the clone changes. Until it exists, each JVM
+ * writes its own `.part` on a clean exit (a killed one writes nothing, or half); the next one to
+ * start keeps the first part that Java accepts and removes the rest. A JVM that cannot use the
+ * archive runs without it.
  */
 export function classArchiveOptions(
   server: 'kafka' | 'connect',
