@@ -30,7 +30,6 @@ it('marks nothing published while Kafka answers nothing, and publishes every row
   const admin = createKafka();
   const topic = await createTopic(admin, 'relay-unanswered', 1);
   const brokers = stack().kafkaBrokers;
-  const sockets = silenceableBrokers(brokers);
   const kafka = new Kafka({
     clientId: 'relay-unanswered',
     brokers,
@@ -50,6 +49,9 @@ it('marks nothing published while Kafka answers nothing, and publishes every row
       backoff: { initialMs: 100, maxMs: 500, multiplier: 2 },
     },
   });
+  // Patches net.Socket itself, so the connections already open are covered; installed here, it
+  // is always put back by the finally below.
+  const sockets = silenceableBrokers(brokers);
   try {
     await testDb.db.transaction().execute((trx) => enqueueMany(trx, events(topic, 0, 20)));
     await pollUntil(
