@@ -10,6 +10,7 @@ import {
 export interface PaymentServiceConfig extends ServiceConfig {
   readonly processor: {
     readonly concurrency: number;
+    readonly batchSize: number;
     /** LISTEN for the inbox writer's NOTIFY; false leaves the processor on polling alone. */
     readonly notify: boolean;
     readonly maxAttempts: number;
@@ -42,6 +43,12 @@ export function readConfig(
       // The provider call holds no connection (see handle-order-created.ts): a worker waiting on
       // it costs a promise, and the workers bound the calls in flight.
       concurrency: read.integer('PROCESSOR_CONCURRENCY', { default: 16, min: 1, max: 64 }),
+      // Rows one worker claims and commits at once, each in a savepoint (see inbox-options.ts).
+      batchSize: read.integer('PROCESSOR_BATCH_SIZE', {
+        default: DEFAULT_INBOX_PROCESSOR_OPTIONS.batchSize,
+        min: 1,
+        max: 64,
+      }),
       notify: read.oneOf('PROCESSOR_NOTIFY', ['true', 'false'], 'true') === 'true',
       maxAttempts: read.integer('PROCESSOR_MAX_ATTEMPTS', { default: 5, min: 1, max: 100 }),
       // Below the processor's statement timeout, which also ends an idle handler transaction.

@@ -14,8 +14,8 @@ import { handleOrderCreated } from '../payments/handle-order-created.ts';
 import { simulatedGateway } from '../payments/payment-gateway.ts';
 
 /**
- * The `processor` role: handles inbox rows (each order's events in order, each row in its own
- * transaction with its effect and its outbox events); failures retry with backoff and end
+ * The `processor` role: handles inbox rows (each order's events in order, each row's effect, its outbox events
+ * and its processed mark committed together); failures retry with backoff and end
  * as dead rows instead of blocking other orders.
  */
 export async function startPaymentProcessor(deps: {
@@ -40,6 +40,7 @@ export async function startPaymentProcessor(deps: {
     },
     options: {
       concurrency: deps.config.processor.concurrency,
+      batchSize: deps.config.processor.batchSize,
       notify: deps.config.processor.notify,
       maxAttempts: deps.config.processor.maxAttempts,
       handlerTimeoutMs: deps.config.processor.handlerTimeoutMs,

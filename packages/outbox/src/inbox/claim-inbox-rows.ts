@@ -22,24 +22,30 @@ export interface InboxRow {
 }
 
 /**
- * Claims the oldest row that is due and is the head of its partition key (no older row of
- * the key is unprocessed, dead ones included: a dead row holds its key back until an operator
- * requeues or discards it), and counts the attempt, in one statement that commits on its own.
- * The count survives whatever the handler then does to its transaction or its process.
- * `next_attempt_at` moves `leaseMs` ahead, so no other processor claims the row while this
- * attempt may still run; if the process dies, the row is due again after the lease.
+ * Claims up to `limit` of the oldest rows that are due and are the head of their partition key
+ * (no older row of the key is unprocessed, dead ones included: a dead row holds its key back
+ * until an operator requeues or discards it), so no two rows claimed share a key, and counts
+ * each one's attempt, in one statement that commits on its own. The count survives whatever
+ * the handlers then do to their transaction or their process. `next_attempt_at` moves
+ * `leaseMs` ahead, so no other processor claims the rows while this attempt may still run; if
+ * the process dies, they are due again after the lease.
+ *
+ * Only first attempts share a claim. A row tried before is claimed alone, so a handler that
+ * takes its process down (or hangs) uses up its own row's attempts, not those of the rows it
+ * would share a transaction with: a neighbour loses at most the one attempt of the claim the
+ * crash hit.
  *
  * A row that has used all `maxAttempts` without recording an outcome (each attempt hung or
  * took its process down) is marked dead instead, with that reason.
  */
-export async function claimInboxRow(
+export async function claimInboxRows(
   db: Kysely<OutboxTables>,
-  options: { readonly maxAttempts: number; readonly leaseMs: number },
-): Promise<InboxRow | undefined> {
+  options: { readonly limit: number; readonly maxAttempts: number; readonly leaseMs: number },
+): Promise<InboxRow[]> {
   const unfinished = `${options.maxAttempts} attempt(s) started and none finished: the handler hung past its timeout or its process died`;
   const result = await sql<InboxRow>`
     WITH head AS (
-      SELECT i.event_id
+      SELECT i.event_id, i.seq, i.attempts
       FROM inbox_event i
       WHERE NOT i.processed
         AND i.dead_at IS NULL
@@ -51,8 +57,13 @@ export async function claimInboxRow(
             AND older.seq < i.seq
         )
       ORDER BY i.seq
-      LIMIT 1
+      LIMIT ${options.limit}
       FOR UPDATE OF i SKIP LOCKED
+    ), oldest AS (
+      SELECT seq, attempts FROM head ORDER BY seq LIMIT 1
+    ), claimed AS (
+      SELECT head.event_id FROM head, oldest
+      WHERE CASE WHEN oldest.attempts > 0 THEN head.seq = oldest.seq ELSE head.attempts = 0 END
     )
     UPDATE inbox_event i SET
       attempts = CASE WHEN i.attempts < ${options.maxAttempts} THEN i.attempts + 1 ELSE i.attempts END,
@@ -61,11 +72,17 @@ export async function claimInboxRow(
         THEN ${unfinished} || coalesce('; last recorded error: ' || i.last_error, '')
         ELSE i.last_error END,
       next_attempt_at = now() + make_interval(secs => ${options.leaseMs / 1000})
-    FROM head
-    WHERE i.event_id = head.event_id
+    FROM claimed
+    WHERE i.event_id = claimed.event_id
     RETURNING i.event_id, i.seq, i.event_type, i.aggregate_type, i.aggregate_id,
       i.partition_key, i.payload, i.headers, i.topic, i.kafka_partition, i.kafka_offset,
       i.occurred_at, i.received_at, i.attempts, i.dead_at IS NOT NULL AS gave_up
   `.execute(db);
-  return result.rows[0];
+  // In the order the keys' heads arrived.
+  return result.rows.sort((a, b) => compareSeq(a.seq, b.seq));
+}
+
+/** `seq` is a bigint, read as its decimal text. */
+function compareSeq(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

@@ -1,0 +1,304 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { backoffDelay } from '../internal/backoff.ts';
+import { describe } from '../internal/state-log.ts';
+import { outboxTrx } from '../internal/views.ts';
+import type { OutboxMetrics } from '../operations/metrics.ts';
+import type { Logger } from '../logger.ts';
+import type { OutboxTables } from '../schema/tables.ts';
+import { startEventSpan, type EventSpan } from '../trace/spans.ts';
+import { AttemptGuard } from './attempt-guard.ts';
+import type { InboxRow } from './claim-inbox-rows.ts';
+import type { InboxEvent } from './inbox-event.ts';
+import type { InboxHandler } from './inbox-handler.ts';
+import type { InboxProcessorHooks, InboxProcessorOptions } from './inbox-options.ts';
+import { withTimeout } from './with-timeout.ts';
+
+export interface ClaimedRowsDeps<DB extends OutboxTables> {
+  readonly db: Kysely<DB>;
+  readonly handlers: Readonly<Record<string, InboxHandler<DB>>>;
+  readonly logger: Logger;
+  readonly metrics?: OutboxMetrics | undefined;
+  readonly hooks?: InboxProcessorHooks | undefined;
+  readonly options: InboxProcessorOptions;
+}
+
+/** What became of one claimed row's attempt. */
+export type RowOutcome =
+  | { readonly kind: 'processed' }
+  /** The handler failed and the row waits for its next attempt. */
+  | { readonly kind: 'failed'; readonly cause: unknown }
+  | { readonly kind: 'dead'; readonly reason: string; readonly cause?: unknown }
+  /** Another attempt claimed the row while this one ran past its lease: nothing was written. */
+  | { readonly kind: 'lost' };
+
+/** A handler's own failure (thrown or timed out), as opposed to the database failing. */
+class HandlerFailed extends Error {
+  constructor(cause: unknown) {
+    super('inbox handler failed', { cause });
+  }
+}
+
+interface Attempt<DB> {
+  readonly row: InboxRow;
+  readonly event: InboxEvent;
+  readonly handler: InboxHandler<DB> | undefined;
+  readonly span: EventSpan;
+  readonly started: number;
+  /** A calling handler's result, once its `call` succeeded. */
+  called?: { readonly result: unknown };
+  outcome?: RowOutcome;
+}
+
+/**
+ * Runs the claimed rows' attempts: the calling handlers' `call`s first, all at once and with
+ * no transaction; then one transaction that locks the rows (still this claim's: the counts
+ * match) and runs each row's handler (or `apply`) in a savepoint of its own. A handler that
+ * throws or times out is rolled back to its savepoint and its failure recorded, so the rows
+ * beside it keep their work; every row done is marked `processed` in that transaction, which
+ * commits once. Each row's effect and mark commit together or not at all, as they would in a
+ * transaction of their own, at one commit (one WAL flush) for the claim instead of one per row.
+ */
+export async function handleClaimedRows<DB extends OutboxTables>(
+  deps: ClaimedRowsDeps<DB>,
+  rows: readonly InboxRow[],
+): Promise<{ readonly row: InboxRow; readonly outcome: RowOutcome }[]> {
+  const attempts = rows.map((row) => startAttempt(deps, row));
+  await Promise.all(attempts.map((attempt) => call(deps, attempt)));
+  // A row the claim gave up on is dead already; every other one has something to write.
+  const open = attempts.filter((attempt) => !attempt.row.gave_up);
+  try {
+    if (open.length > 0) {
+      await deps.db.transaction().execute((trx) => writeAttempts(deps, trx, open));
+    }
+  } catch (error) {
+    for (const attempt of attempts) attempt.span.end(error);
+    throw error;
+  }
+  return attempts.map((attempt) => {
+    const outcome = attempt.outcome ?? { kind: 'lost' };
+    attempt.span.end(
+      outcome.kind === 'failed' || outcome.kind === 'dead' ? outcome.cause : undefined,
+    );
+    return { row: attempt.row, outcome };
+  });
+}
+
+function startAttempt<DB extends OutboxTables>(
+  deps: ClaimedRowsDeps<DB>,
+  row: InboxRow,
+): Attempt<DB> {
+  // The handler continues the trace of the event it handles: its writes (an enqueue) are
+  // children of this span.
+  const span = startEventSpan({
+    operation: 'handle',
+    topic: row.topic,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    partitionKey: row.partition_key,
+    headers: row.headers,
+    partition: row.kafka_partition,
+    offset: row.kafka_offset,
+  });
+  const attempt: Attempt<DB> = {
+    row,
+    event: toInboxEvent(row),
+    handler: deps.handlers[row.event_type],
+    span,
+    started: performance.now(),
+  };
+  if (row.gave_up) {
+    attempt.outcome = { kind: 'dead', reason: 'its attempts never finished' };
+  } else if (attempt.handler === undefined) {
+    attempt.outcome = { kind: 'dead', reason: `no handler for event type "${row.event_type}"` };
+  }
+  return attempt;
+}
+
+/** A calling handler's `call`, outside any transaction, within the handler timeout. */
+async function call<DB extends OutboxTables>(
+  deps: ClaimedRowsDeps<DB>,
+  attempt: Attempt<DB>,
+): Promise<void> {
+  const { handler } = attempt;
+  if (attempt.outcome !== undefined || handler === undefined || typeof handler === 'function') {
+    return;
+  }
+  const beforeHandler = deps.hooks?.beforeHandler;
+  const aborts = new AbortController();
+  try {
+    const result = await attempt.span.activate(() =>
+      withTimeout(
+        (async () => {
+          if (beforeHandler !== undefined) await beforeHandler(attempt.event);
+          return handler.call(attempt.event, aborts.signal);
+        })(),
+        deps.options.handlerTimeoutMs,
+        () => {
+          aborts.abort();
+          return Promise.resolve();
+        },
+      ),
+    );
+    attempt.called = { result };
+  } catch (error) {
+    attempt.outcome = failure(deps.options, attempt.row, error);
+  }
+}
+
+/** A failed attempt waits for the next one, or is dead when it was the last. */
+function failure(options: InboxProcessorOptions, row: InboxRow, cause: unknown): RowOutcome {
+  return row.attempts >= options.maxAttempts
+    ? { kind: 'dead', reason: describeError(cause), cause }
+    : { kind: 'failed', cause };
+}
+
+/** The batch's transaction: lock, each row in its savepoint, failures recorded, marks. */
+async function writeAttempts<DB extends OutboxTables>(
+  deps: ClaimedRowsDeps<DB>,
+  typedTrx: Transaction<DB>,
+  attempts: readonly Attempt<DB>[],
+): Promise<void> {
+  const { options } = deps;
+  const trx = outboxTrx(typedTrx);
+  // Locks the rows still this claim's and bounds the session. It waits for a lock rather than
+  // skipping: a concurrent claim statement that read a row before our claim committed locks it
+  // for a moment while rechecking it (READ COMMITTED), and skipping then would drop a healthy
+  // attempt until its lease ended. Nothing holds the lock longer: a claim never takes a row
+  // that is locked.
+  const locked = await sql<{ event_id: string; pid: number }>`
+    SELECT i.event_id, pg_backend_pid() AS pid,
+      set_config('statement_timeout', ${`${options.statementTimeoutMs}ms`}, true),
+      set_config('idle_in_transaction_session_timeout', ${`${options.statementTimeoutMs}ms`}, true)
+    FROM inbox_event i
+    JOIN unnest(${attempts.map((a) => a.row.event_id)}::uuid[],
+        ${attempts.map((a) => a.row.attempts)}::int[]) AS mine(event_id, attempts)
+      ON mine.event_id = i.event_id AND mine.attempts = i.attempts
+    WHERE NOT i.processed AND i.dead_at IS NULL
+    ORDER BY i.event_id
+    FOR UPDATE OF i
+  `.execute(trx);
+  const ours = new Set(locked.rows.map((row) => row.event_id));
+  const pid = locked.rows[0]?.pid;
+  const done: Attempt<DB>[] = [];
+  for (const attempt of attempts) {
+    if (!ours.has(attempt.row.event_id) || pid === undefined) {
+      attempt.outcome = { kind: 'lost' };
+      continue;
+    }
+    if (attempt.outcome === undefined) {
+      await sql`SAVEPOINT inbox_row`.execute(trx);
+      try {
+        await write(deps, typedTrx, attempt, pid);
+        done.push(attempt);
+        continue;
+      } catch (error) {
+        if (!(error instanceof HandlerFailed)) throw error;
+        await sql`ROLLBACK TO SAVEPOINT inbox_row`.execute(trx);
+        attempt.outcome = failure(options, attempt.row, error.cause);
+      }
+    }
+    await recordFailure(trx, options, attempt.row, attempt.outcome);
+  }
+  for (const attempt of done) {
+    await deps.hooks?.beforeMarkProcessed?.({
+      eventId: attempt.row.event_id,
+      eventType: attempt.row.event_type,
+      partitionKey: attempt.row.partition_key,
+    });
+  }
+  if (done.length > 0) {
+    await sql`
+      UPDATE inbox_event SET processed = true, processed_at = now()
+      WHERE event_id = ANY(${done.map((a) => a.row.event_id)}::uuid[])
+    `.execute(trx);
+  }
+  for (const attempt of done) attempt.outcome = { kind: 'processed' };
+}
+
+/** One row's handler (or a calling handler's `apply`) in the batch's transaction. */
+async function write<DB extends OutboxTables>(
+  deps: ClaimedRowsDeps<DB>,
+  trx: Transaction<DB>,
+  attempt: Attempt<DB>,
+  pid: number,
+): Promise<void> {
+  const { handler, event } = attempt;
+  const { options } = deps;
+  const guard = new AttemptGuard();
+  const guarded = trx.withPlugin(guard);
+  let work: () => Promise<void>;
+  let timeoutMs = options.handlerTimeoutMs;
+  if (typeof handler === 'function') {
+    const beforeHandler = deps.hooks?.beforeHandler;
+    work = async () => {
+      if (beforeHandler !== undefined) await beforeHandler(event);
+      await handler(guarded, event);
+    };
+  } else if (handler !== undefined && attempt.called !== undefined) {
+    const { result } = attempt.called;
+    work = () => handler.apply(guarded, event, result);
+    // What is left of the attempt's lease after its `call`.
+    timeoutMs = Math.max(options.handlerTimeoutMs - (performance.now() - attempt.started), 1000);
+  } else {
+    throw new Error(`inbox row ${event.eventId} reached its write without a handler's result`);
+  }
+  try {
+    await attempt.span.activate(() =>
+      withTimeout(work(), timeoutMs, async () => {
+        guard.close();
+        // Stops a query the handler has running, so the rollback need not wait for it.
+        await sql`SELECT pg_cancel_backend(${pid})`.execute(deps.db).catch(() => undefined);
+      }),
+    );
+  } catch (error) {
+    throw new HandlerFailed(error);
+  } finally {
+    guard.close();
+  }
+}
+
+/** The error, and the next try after a backoff, or dead. */
+async function recordFailure(
+  trx: Transaction<OutboxTables>,
+  options: InboxProcessorOptions,
+  row: InboxRow,
+  outcome: RowOutcome | undefined,
+): Promise<void> {
+  if (outcome?.kind !== 'failed' && outcome?.kind !== 'dead') return;
+  const delaySeconds = backoffDelay(options.retryBackoff, row.attempts) / 1000;
+  const dead = outcome.kind === 'dead';
+  await trx
+    .updateTable('inbox_event')
+    .set({
+      last_error: dead ? outcome.reason : describeError(outcome.cause),
+      next_attempt_at: sql<Date>`now() + make_interval(secs => ${delaySeconds})`,
+      dead_at: dead ? sql<Date>`now()` : null,
+    })
+    .where('event_id', '=', row.event_id)
+    .where('attempts', '=', row.attempts)
+    .where('processed', '=', false)
+    .execute();
+}
+
+function toInboxEvent(row: InboxRow): InboxEvent {
+  return {
+    eventId: row.event_id,
+    eventType: row.event_type,
+    aggregateType: row.aggregate_type,
+    aggregateId: row.aggregate_id,
+    partitionKey: row.partition_key,
+    payload: row.payload,
+    occurredAt: row.occurred_at,
+    topic: row.topic,
+    partition: row.kafka_partition,
+    offset: row.kafka_offset,
+    headers: row.headers,
+    receivedAt: row.received_at,
+    attempts: row.attempts - 1,
+  };
+}
+
+function describeError(error: unknown): string {
+  const text = error instanceof Error ? `${describe(error)}` : String(error);
+  return text.slice(0, 2000);
+}
