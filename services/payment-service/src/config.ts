@@ -41,7 +41,7 @@ export function readConfig(
     }),
     processor: Object.freeze({
       // The provider call holds no connection (see handle-order-created.ts): a worker waiting on
-      // it costs a promise, and the workers bound the calls in flight.
+      // it costs a promise. Calls in flight are at most concurrency × batchSize.
       concurrency: read.integer('PROCESSOR_CONCURRENCY', { default: 16, min: 1, max: 64 }),
       // Rows one worker claims and commits at once, each in a savepoint (see inbox-options.ts).
       batchSize: read.integer('PROCESSOR_BATCH_SIZE', {
