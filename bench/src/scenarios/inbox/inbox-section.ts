@@ -103,7 +103,7 @@ export function inboxSection(
     tables: [...ingestTables(settings, ingest), processorTable(settings, processor)],
     notes: [
       `${int(settings.inboxMessages)} messages (~500-byte JSON, ${settings.keys} keys, ${settings.partitions} partitions) per ingest run; a fresh consumer group each run; timed from the first message seen to the last, polled every 10 ms for both readers.`,
-      "The processor runs each row in its own transaction (claim the key's head FOR UPDATE SKIP LOCKED, handler, mark processed), as R-DIST-OBX-2 asks.",
+      "A processor worker claims the heads of up to 16 keys (FOR UPDATE SKIP LOCKED) and handles them in one transaction, each row's handler and processed mark in a savepoint of its own, one commit per claim; the handler's sleep holds its worker, so a claim's rows take their turns.",
     ],
     targets: [
       {
