@@ -2,8 +2,6 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { backoffDelay } from '../internal/backoff.ts';
 import { describe } from '../internal/state-log.ts';
 import { outboxTrx } from '../internal/views.ts';
-import type { OutboxMetrics } from '../operations/metrics.ts';
-import type { Logger } from '../logger.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { startEventSpan, type EventSpan } from '../trace/spans.ts';
 import { AttemptGuard } from './attempt-guard.ts';
@@ -16,8 +14,6 @@ import { withTimeout } from './with-timeout.ts';
 export interface ClaimedRowsDeps<DB extends OutboxTables> {
   readonly db: Kysely<DB>;
   readonly handlers: Readonly<Record<string, InboxHandler<DB>>>;
-  readonly logger: Logger;
-  readonly metrics?: OutboxMetrics | undefined;
   readonly hooks?: InboxProcessorHooks | undefined;
   readonly options: InboxProcessorOptions;
 }

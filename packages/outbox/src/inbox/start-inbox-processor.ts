@@ -81,7 +81,7 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
     // There may be more: the next idle worker looks while this one handles these rows.
     work.wakeOne();
     const results = await handleClaimedRows(
-      { db: deps.db, handlers: deps.handlers, logger, metrics, hooks: deps.hooks, options },
+      { db: deps.db, handlers: deps.handlers, hooks: deps.hooks, options },
       rows,
     );
     for (const { row, outcome } of results) report(row, outcome, progress);
