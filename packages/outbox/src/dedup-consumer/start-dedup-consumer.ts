@@ -5,7 +5,7 @@ import {
   DEFAULT_SESSION_TIMEOUT_MS,
 } from '../kafka/consumer-settings.ts';
 import { parkMessages } from '../kafka/park.ts';
-import { parseMessage, type ParseResult } from '../kafka/parse-message.ts';
+import { parseMessage } from '../kafka/parse-message.ts';
 import type { ReceivedEvent } from '../kafka/received-event.ts';
 import type {
   BatchControl,
@@ -26,7 +26,6 @@ import { startEventSpan } from '../trace/spans.ts';
 import type { Worker } from '../worker.ts';
 import type { DedupConsumerHooks, DedupConsumerOptions } from './dedup-options.ts';
 import { applyOnce } from './apply-once.ts';
-import { applyRun, MAX_EVENTS_PER_RUN } from './apply-run.ts';
 
 export interface DedupConsumerDeps<DB extends OutboxTables> {
   readonly db: Kysely<DB>;
@@ -43,9 +42,8 @@ export interface DedupConsumerDeps<DB extends OutboxTables> {
 const DEFAULT_MAX_ATTEMPTS = 5;
 
 /**
- * The dedup consumer: each message, in partition order, through `applyOnce`, well-formed
- * events in a row sharing one transaction (a savepoint each, see applyRun); offsets committed
- * explicitly after the batch. Malformed messages, messages whose
+ * The dedup consumer: each message, in partition order, in its own transaction via
+ * `applyOnce`; offsets committed explicitly after the batch. Malformed messages, messages whose
  * data PostgreSQL refuses (at once) and messages whose handler keeps failing (with PostgreSQL
  * up) are parked, never block the partition; while PostgreSQL is down the partition waits and
  * retries.
@@ -91,15 +89,6 @@ export async function startDedupConsumer<DB extends OutboxTables>(
       { component: 'dedup-consumer', topic, partition, offset: message.offset, reason },
       'message parked',
     );
-  };
-
-  /** After an event's commit: counted, and the hook's moment (offset not committed yet). */
-  const done = async (applied: boolean, event: ReceivedEvent): Promise<void> => {
-    (applied ? metrics?.dedupAppliedTotal : metrics?.dedupDuplicatesTotal)?.inc(labels);
-    state.ok('dedup consumer');
-    if (applied) {
-      await deps.hooks?.afterApply?.({ eventId: event.eventId, eventType: event.eventType });
-    }
   };
 
   /** Applies one event in a span that continues its trace; a repeat is marked duplicate. */
@@ -169,7 +158,10 @@ export async function startDedupConsumer<DB extends OutboxTables>(
         await new Promise((resolve) => setTimeout(resolve, backoffDelay(backoff, attempt)));
         continue;
       }
-      await done(applied, event);
+      (applied ? metrics?.dedupAppliedTotal : metrics?.dedupDuplicatesTotal)?.inc(labels);
+      state.ok('dedup consumer');
+      if (applied)
+        await deps.hooks?.afterApply?.({ eventId: event.eventId, eventType: event.eventType });
       return applied ? 'applied' : 'duplicate';
     }
   };
@@ -182,42 +174,13 @@ export async function startDedupConsumer<DB extends OutboxTables>(
     };
     work.progress?.hasWork(true);
     let lastDone: string | undefined;
-    const parsed = batch.messages.map((message) => ({
-      message,
-      result: parseMessage(batch.topic, batch.partition, message, options.validate),
-    }));
     try {
-      let next = 0;
-      while (next < parsed.length && keepGoing(work)) {
-        // Well-formed events in a row share a transaction (see applyRun); the one that fails,
-        // a malformed message and a lone event take the one-at-a-time path below.
-        const wellFormed = takeEvents(parsed.slice(next, next + MAX_EVENTS_PER_RUN));
-        const run =
-          wellFormed.length > 1
-            ? await applyRun(
-                { db: deps.db, consumerName, groupId: options.groupId, handle: deps.handle },
-                wellFormed,
-              )
-            : { applied: [] };
-        for (const [n, applied] of run.applied.entries()) {
-          const event = wellFormed[n];
-          if (event !== undefined) await done(applied, event);
-        }
-        next += run.applied.length;
-        if (run.applied.length > 0) {
-          lastDone = parsed[next - 1]?.message.offset;
-          work.progress?.progressed();
-          if (run.failure === undefined) continue;
-        }
-        const item = parsed[next];
-        if (item === undefined || !keepGoing(work)) break;
-        // Data PostgreSQL refused fails the same way every time: parked now, not tried again.
-        const refusal = run.failure && dataErrorOf(run.failure.error);
-        if (!item.result.ok) await park(work, item.message, item.result.reason);
-        else if (refusal) await park(work, item.message, refusedDataReason(refusal));
-        else await apply(work, item.message, item.result.event);
-        lastDone = item.message.offset;
-        next += 1;
+      for (const message of batch.messages) {
+        if (!keepGoing(work)) break;
+        const parsed = parseMessage(batch.topic, batch.partition, message, options.validate);
+        if (parsed.ok) await apply(work, message, parsed.event);
+        else await park(work, message, parsed.reason);
+        lastDone = message.offset;
         work.progress?.progressed();
       }
     } catch (error) {
@@ -259,14 +222,4 @@ interface ActiveBatch {
 
 function keepGoing(work: ActiveBatch): boolean {
   return work.control.active();
-}
-
-/** The well-formed events at the start of `parsed`, up to the first malformed message. */
-function takeEvents(parsed: readonly { readonly result: ParseResult }[]): ReceivedEvent[] {
-  const events: ReceivedEvent[] = [];
-  for (const { result } of parsed) {
-    if (!result.ok) break;
-    events.push(result.event);
-  }
-  return events;
 }
