@@ -1,3 +1,4 @@
+import { pollUntil } from '@outbox-inbox/infra';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -61,8 +62,18 @@ describe('RELAY_MODE=cdc: Debezium on Kafka Connect publishes both outboxes', ()
       expect(Number(rows[0]?.marked)).toBe(0);
     }
     for (const service of [system.orders, system.payments]) {
-      expect(await connectorGauge(service.url, 'outbox_cdc_connector_running')).toEqual([1]);
-      expect(await connectorGauge(service.url, 'outbox_cdc_slot_lag_bytes')).toHaveLength(1);
+      // The relay role looks at the connector and at its slot every 2 s; the orders can settle
+      // sooner than the first looks after the start.
+      const reported = await pollUntil(
+        async () => {
+          const running = await connectorGauge(service.url, 'outbox_cdc_connector_running');
+          const slotLag = await connectorGauge(service.url, 'outbox_cdc_slot_lag_bytes');
+          return running[0] === 1 && slotLag.length > 0 ? { running, slotLag } : undefined;
+        },
+        { timeoutMs: 20_000, description: 'the connector running and its slot lag reported' },
+      );
+      expect(reported.running).toEqual([1]);
+      expect(reported.slotLag).toHaveLength(1);
       // Every row is "unpublished" in CDC mode: that gauge would count the whole table.
       const text = await (await fetch(`${service.url}/metrics`)).text();
       expect(text).not.toMatch(/^outbox_unpublished_events /m);
