@@ -64,25 +64,22 @@ export async function claimInboxRows(
     ), claimed AS (
       SELECT head.event_id FROM head, oldest
       WHERE CASE WHEN oldest.attempts > 0 THEN head.seq = oldest.seq ELSE head.attempts = 0 END
+    ), counted AS (
+      UPDATE inbox_event i SET
+        attempts = CASE WHEN i.attempts < ${options.maxAttempts} THEN i.attempts + 1 ELSE i.attempts END,
+        dead_at = CASE WHEN i.attempts >= ${options.maxAttempts} THEN now() END,
+        last_error = CASE WHEN i.attempts >= ${options.maxAttempts}
+          THEN ${unfinished} || coalesce('; last recorded error: ' || i.last_error, '')
+          ELSE i.last_error END,
+        next_attempt_at = now() + make_interval(secs => ${options.leaseMs / 1000})
+      FROM claimed
+      WHERE i.event_id = claimed.event_id
+      RETURNING i.event_id, i.seq, i.event_type, i.aggregate_type, i.aggregate_id,
+        i.partition_key, i.payload, i.headers, i.topic, i.kafka_partition, i.kafka_offset,
+        i.occurred_at, i.received_at, i.attempts, i.dead_at IS NOT NULL AS gave_up
     )
-    UPDATE inbox_event i SET
-      attempts = CASE WHEN i.attempts < ${options.maxAttempts} THEN i.attempts + 1 ELSE i.attempts END,
-      dead_at = CASE WHEN i.attempts >= ${options.maxAttempts} THEN now() END,
-      last_error = CASE WHEN i.attempts >= ${options.maxAttempts}
-        THEN ${unfinished} || coalesce('; last recorded error: ' || i.last_error, '')
-        ELSE i.last_error END,
-      next_attempt_at = now() + make_interval(secs => ${options.leaseMs / 1000})
-    FROM claimed
-    WHERE i.event_id = claimed.event_id
-    RETURNING i.event_id, i.seq, i.event_type, i.aggregate_type, i.aggregate_id,
-      i.partition_key, i.payload, i.headers, i.topic, i.kafka_partition, i.kafka_offset,
-      i.occurred_at, i.received_at, i.attempts, i.dead_at IS NOT NULL AS gave_up
+    -- In the order the keys' heads arrived.
+    SELECT * FROM counted ORDER BY seq
   `.execute(db);
-  // In the order the keys' heads arrived.
-  return result.rows.sort((a, b) => compareSeq(a.seq, b.seq));
-}
-
-/** `seq` is a bigint, read as its decimal text. */
-function compareSeq(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  return result.rows;
 }

@@ -56,16 +56,13 @@ interface Attempt<DB> {
  */
 export async function handleClaimedRows<DB extends OutboxTables>(
   deps: ClaimedRowsDeps<DB>,
+  /** Claimed rows with an attempt left (none the claim gave up on). */
   rows: readonly InboxRow[],
 ): Promise<{ readonly row: InboxRow; readonly outcome: RowOutcome }[]> {
   const attempts = rows.map((row) => startAttempt(deps, row));
   await Promise.all(attempts.map((attempt) => call(deps, attempt)));
-  // A row the claim gave up on is dead already; every other one has something to write.
-  const open = attempts.filter((attempt) => !attempt.row.gave_up);
   try {
-    if (open.length > 0) {
-      await deps.db.transaction().execute((trx) => writeAttempts(deps, trx, open));
-    }
+    await deps.db.transaction().execute((trx) => writeAttempts(deps, trx, attempts));
   } catch (error) {
     for (const attempt of attempts) attempt.span.end(error);
     throw error;
@@ -102,9 +99,7 @@ function startAttempt<DB extends OutboxTables>(
     span,
     started: performance.now(),
   };
-  if (row.gave_up) {
-    attempt.outcome = { kind: 'dead', reason: 'its attempts never finished' };
-  } else if (attempt.handler === undefined) {
+  if (attempt.handler === undefined) {
     attempt.outcome = { kind: 'dead', reason: `no handler for event type "${row.event_type}"` };
   }
   return attempt;

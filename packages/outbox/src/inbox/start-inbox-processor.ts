@@ -80,12 +80,22 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
     if (rows.length === 0) return false;
     // There may be more: the next idle worker looks while this one handles these rows.
     work.wakeOne();
-    const results = await handleClaimedRows(
+    // A row the claim gave up on is dead already: nothing left to run or to write.
+    const open: InboxRow[] = [];
+    for (const row of rows) {
+      if (row.gave_up) {
+        report(row, { kind: 'dead', reason: 'its attempts never finished' }, progress);
+      } else {
+        open.push(row);
+      }
+    }
+    if (open.length === 0) return true;
+    const handled = await handleClaimedRows(
       { db: deps.db, handlers: deps.handlers, hooks: deps.hooks, options },
-      rows,
+      open,
     );
-    for (const { row, outcome } of results) report(row, outcome, progress);
-    if (results.some(({ outcome }) => outcome.kind === 'processed')) deps.relayNotifier?.notify();
+    for (const { row, outcome } of handled) report(row, outcome, progress);
+    if (handled.some(({ outcome }) => outcome.kind === 'processed')) deps.relayNotifier?.notify();
     return true;
   };
 
