@@ -56,7 +56,8 @@ export async function claimInboxRows(
             AND NOT older.processed
             AND older.seq < i.seq
         )
-      ORDER BY i.seq
+      -- The guide's index of unprocessed rows; per-key order is the NOT EXISTS above.
+      ORDER BY i.received_at
       LIMIT ${options.limit}
       FOR UPDATE OF i SKIP LOCKED
     ), oldest AS (

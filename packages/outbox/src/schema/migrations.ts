@@ -183,6 +183,31 @@ const redeliveries0004: Migration = {
 };
 
 /**
+ * Index diet: every index of `inbox_event` is paid at each insert and at each update that is
+ * not HOT, so each must serve a query. Two did not:
+ * - the UNIQUE on `seq` (an identity: its values are unique as generated, and no query looks
+ *   rows up or orders processed rows by it);
+ * - `(seq) WHERE NOT processed`: the processor's claim walks the unprocessed rows through the
+ *   guide's `(received_at) WHERE NOT processed` instead (the same plan, one index fewer), and
+ *   per-key order stays on `(partition_key, seq) WHERE NOT processed`.
+ * Dropping them takes a short exclusive lock on the table; no data is rewritten.
+ */
+const inboxIndexDiet0005: Migration = {
+  async up(db) {
+    await run(db, [
+      'ALTER TABLE inbox_event DROP CONSTRAINT inbox_event_seq_key',
+      'DROP INDEX ix_inbox_event_unprocessed_seq',
+    ]);
+  },
+  async down(db) {
+    await run(db, [
+      'CREATE INDEX ix_inbox_event_unprocessed_seq ON inbox_event(seq) WHERE NOT processed',
+      'ALTER TABLE inbox_event ADD CONSTRAINT inbox_event_seq_key UNIQUE (seq)',
+    ]);
+  },
+};
+
+/**
  * The library's migrations, for a service that merges them into its own Migrator. The names
  * start with `0000-outbox-` so they sort before a service's own (dated or numbered) ones.
  */
@@ -191,6 +216,7 @@ export const outboxMigrations: Readonly<Record<string, Migration>> = Object.free
   '0000-outbox-0002-relay-failures': relayFailures0002,
   '0000-outbox-0003-consumer-poison': consumerPoison0003,
   '0000-outbox-0004-redeliveries': redeliveries0004,
+  '0000-outbox-0005-inbox-index-diet': inboxIndexDiet0005,
 });
 
 /** Name of the table in which `migrateOutbox` records the library's migrations. */
