@@ -155,6 +155,12 @@ it('registers the connector, shows its slot lag, stalls while it is paused, conf
       timeoutMs: 60_000,
       description: 'an event after the connector was registered again',
     });
+    // The gauge is the watch's last look (every 250 ms here): the look that registered it
+    // again saw it missing, so it reads 1 from a later look, which may come after the event.
+    await pollUntil(async () => (await gauge('outbox_cdc_connector_running')) === 1, {
+      timeoutMs: 20_000,
+      description: 'the watch seeing the connector running again',
+    });
     expect(await gauge('outbox_cdc_connector_running')).toBe(1);
   } finally {
     await worker.stop();
