@@ -13,6 +13,7 @@ import { isAlive } from './process/process-identity.ts';
 import type { LaunchSpec } from './process/launch.ts';
 import type { Readiness } from './readiness.ts';
 import { pollUntil } from './poll.ts';
+import { readQuorumView } from './kafka-cluster/quorum-state.ts';
 import { isKafkaNodeName, resolveKafkaBrokers } from './kafka-cluster/cluster-shape.ts';
 import {
   describePartitionLeaders,
@@ -204,6 +205,24 @@ export class Stack {
     return nodes.sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   }
 
+  /**
+   * The node that leads the controller quorum, as the running nodes of the newest epoch see it;
+   * undefined during an election. Local provider: read from the nodes' data folders.
+   */
+  quorumLeader(): string | undefined {
+    const views = this.kafkaNodes
+      .filter((node) => this.isRunning(node))
+      .map((node) => this.#record(node))
+      .flatMap((record) => (record.kind === 'kafka' ? [readQuorumView(record.dataDir)] : []))
+      .filter((view) => view !== undefined);
+    const newest = Math.max(...views.map((view) => view.leaderEpoch));
+    const leaderId = views.find((view) => view.leaderEpoch === newest)?.leaderId;
+    return this.kafkaNodes.find(
+      (node) =>
+        leaderId !== undefined && Number(this.#record(node).endpoints['nodeId']) === leaderId,
+    );
+  }
+
   /** Every node's address, running or not: clients find the live ones. */
   get kafkaBrokers(): string[] {
     return this.kafkaNodes.flatMap((node) =>
@@ -387,7 +406,33 @@ export class Stack {
   /** Starts the component again with empty storage: "Kafka lost its data". */
   async wipe(component: string): Promise<void> {
     const record = this.#thawed(component);
-    this.#update(component, await controlsFor(record).wipe());
+    if (record.kind === 'kafka' && this.kafkaNodes.length > 1) {
+      this.#update(component, await controlsFor(record).kill());
+      await this.#untilQuorumForgets(component);
+    }
+    this.#update(component, await controlsFor(this.#record(component)).wipe());
+  }
+
+  /**
+   * A voter that comes back with empty storage while the others still follow it as leader
+   * hears of itself as leader of an epoch it never saw, and KRaft stops the JVM
+   * (IllegalStateException in the raft IO thread). So the wiped node starts again only once no
+   * surviving voter names it leader: they time out its fetches and elect another (seconds).
+   */
+  async #untilQuorumForgets(component: string): Promise<void> {
+    const nodeId = Number(this.#record(component).endpoints['nodeId']);
+    const survivors = this.kafkaNodes
+      .filter((node) => node !== component && this.isRunning(node))
+      .map((node) => this.#record(node))
+      .flatMap((record) => (record.kind === 'kafka' ? [record.dataDir] : []));
+    await pollUntil(
+      () => survivors.every((dataDir) => readQuorumView(dataDir)?.leaderId !== nodeId),
+      {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+        description: `the quorum to elect a leader other than ${component}`,
+      },
+    );
   }
 
   /**
