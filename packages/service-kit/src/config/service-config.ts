@@ -11,6 +11,8 @@ import { ConfigError, type EnvReader } from './env-reader.ts';
 export interface ServiceConfig {
   readonly databaseUrl: string;
   readonly databasePoolSize: number;
+  /** Send repeated statements as named prepared statements (`DATABASE_PREPARE_STATEMENTS`). */
+  readonly databasePrepareStatements: boolean;
   /** Empty when no role of this process talks to Kafka. */
   readonly kafkaBrokers: readonly string[];
   readonly host: string;
@@ -58,6 +60,8 @@ export function readServiceConfig(
   return {
     databaseUrl: read.url('DATABASE_URL', ['postgres', 'postgresql']),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', { default: 10, min: 1, max: 100 }),
+    databasePrepareStatements:
+      read.oneOf('DATABASE_PREPARE_STATEMENTS', ['true', 'false'], 'true') === 'true',
     kafkaBrokers: Object.freeze(defaults.needsKafka ? read.list('KAFKA_BROKERS') : []),
     host: read.string('HOST', '0.0.0.0'),
     port: read.integer('PORT', { default: defaults.port, min: 0, max: 65535 }),

@@ -1,6 +1,8 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { StatementNames } from './statement-names.ts';
+import { statementPreparingClient } from './statement-preparing-client.ts';
 
 export interface DatabaseOptions {
   readonly url: string;
@@ -8,7 +10,18 @@ export interface DatabaseOptions {
   readonly logger: Logger;
   /** How long a query waits for a connection before failing (then the API answers 503). */
   readonly connectTimeoutMs?: number;
+  /**
+   * Send the statements this process repeats as named prepared statements (default true).
+   * Turn it off behind a pooler that hands one session's statements to another connection
+   * (PgBouncer in transaction mode before 1.21).
+   */
+  readonly prepareStatements?: boolean;
 }
+
+/** A statement text is prepared on its fifth execution, as pgjdbc's `prepareThreshold` does. */
+const PREPARE_AFTER_EXECUTIONS = 5;
+/** At most this many texts are prepared per process (a service sends a few dozen). */
+const PREPARED_TEXTS_LIMIT = 256;
 
 /** A kysely instance on a pg pool that survives the database going away and coming back. */
 export function createDatabase<DB>(options: DatabaseOptions): Kysely<DB> {
@@ -17,6 +30,16 @@ export function createDatabase<DB>(options: DatabaseOptions): Kysely<DB> {
     max: options.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
     idleTimeoutMillis: 30_000,
+    ...(options.prepareStatements === false
+      ? {}
+      : {
+          Client: statementPreparingClient(
+            new StatementNames({
+              threshold: PREPARE_AFTER_EXECUTIONS,
+              capacity: PREPARED_TEXTS_LIMIT,
+            }),
+          ),
+        }),
   });
   // An idle client whose server died emits 'error' on the pool; unhandled, it would crash the
   // process. The pool drops that client and the next query connects again.

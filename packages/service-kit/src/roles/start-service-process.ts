@@ -51,6 +51,7 @@ export async function startServiceProcess<DB extends OutboxTables>(options: {
   const db = createDatabase<DB>({
     url: config.databaseUrl,
     poolSize: config.databasePoolSize,
+    prepareStatements: config.databasePrepareStatements,
     logger,
   });
   const registry = new Registry();
