@@ -17,7 +17,7 @@ export { OutboxError } from './errors.ts';
 export type { OutboxErrorCode } from './errors.ts';
 export type { Worker } from './worker.ts';
 export type { BackoffOptions } from './internal/backoff.ts';
-export { createPgPool } from './pg-pool.ts';
+export { createPgPool, type PgPoolOptions } from './pg-pool/create-pg-pool.ts';
 export type { ListenConfig } from './internal/listener.ts';
 
 // Write side

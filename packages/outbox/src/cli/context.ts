@@ -3,7 +3,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { silentLogger } from '../logger.ts';
 import type { EventProducer } from '../kafka-port/kafka-client.ts';
 import { kafkajsClient } from '../kafka-port/kafkajs/kafkajs-client.ts';
-import { createPgPool } from '../pg-pool.ts';
+import { createPgPool } from '../pg-pool/create-pg-pool.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { UsageError } from './args.ts';
 import type { CliContext } from './command.ts';

@@ -1,19 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { Stack } from '@outbox-inbox/infra';
-import type {} from '@outbox-inbox/infra/vitest-global-setup';
-import { sql, type Kysely } from 'kysely';
-import { pino } from 'pino';
-import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createDatabase } from '../../src/index.ts';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPgPool, silentLogger } from '../../src/index.ts';
+import { stack } from '../support/harness.ts';
 
-const logger = pino({ level: 'silent' });
 const opened: Kysely<unknown>[] = [];
 
 /** A pool of one connection, so every statement and every look at the cache share a session. */
 async function oneConnection(prepareStatements?: boolean): Promise<Kysely<unknown>> {
-  const stack = Stack.open(inject('stackName'));
-  const url = await stack.createDatabase(`prepared_${randomUUID().slice(0, 8)}`);
-  const db = createDatabase<unknown>({ url, poolSize: 1, logger, prepareStatements });
+  const url = await stack().createDatabase(`prepared_${randomUUID().slice(0, 8)}`);
+  const pool = createPgPool({ connectionString: url, max: 1 }, silentLogger, {
+    prepareStatements,
+  });
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   opened.push(db);
   return db;
 }

@@ -1,0 +1,56 @@
+import pg from 'pg';
+import type { Logger } from '../logger.ts';
+import { StatementNames } from './statement-names.ts';
+import { statementPreparingClient } from './statement-preparing-client.ts';
+
+export interface PgPoolOptions {
+  /**
+   * Send the statements this process repeats as named prepared statements (default true).
+   * Turn it off behind a pooler that moves one session's statements to another connection
+   * (PgBouncer in transaction mode before 1.21).
+   */
+  readonly prepareStatements?: boolean | undefined;
+}
+
+/** A statement text is prepared on its fifth execution, as pgjdbc's `prepareThreshold` does. */
+const PREPARE_AFTER_EXECUTIONS = 5;
+/** At most this many texts are prepared per pool (a service sends a few dozen). */
+const PREPARED_TEXTS_LIMIT = 256;
+
+/**
+ * A `pg.Pool` that survives PostgreSQL restarts and keeps its repeated statements prepared.
+ * An idle client whose server went away emits 'error' on the pool, and without a listener Node
+ * ends the process; hand the pool to kysely's PostgresDialect and the next query simply gets a
+ * fresh connection.
+ */
+export function createPgPool(
+  config: pg.PoolConfig,
+  logger: Logger,
+  options: PgPoolOptions = {},
+): pg.Pool {
+  const pool = new pg.Pool({
+    keepAlive: true,
+    ...config,
+    ...(options.prepareStatements === false
+      ? {}
+      : {
+          Client: statementPreparingClient(
+            new StatementNames({
+              threshold: PREPARE_AFTER_EXECUTIONS,
+              capacity: PREPARED_TEXTS_LIMIT,
+            }),
+          ),
+        }),
+  });
+  pool.on('error', (error) => {
+    logger.warn({ err: error }, `idle PostgreSQL connection lost: ${error.message}`);
+  });
+  // A checked-out client (a relay transaction waiting on Kafka) has no pool listener: its
+  // 'error' would end the process. Its pending query fails anyway; the pool drops it on release.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      logger.warn({ err: error }, `PostgreSQL connection lost while in use: ${error.message}`);
+    });
+  });
+  return pool;
+}
