@@ -46,8 +46,4 @@ export class StatementNames {
   retire(text: string, name: string): void {
     if (this.#names.get(text) === name) this.#names.delete(text);
   }
-
-  get named(): number {
-    return this.#names.size;
-  }
 }

@@ -9,6 +9,7 @@ import type { StatementNames } from './statement-names.ts';
 const STALE_STATEMENT_CODES = new Set(['0A000', '26000']);
 
 type QueryMethod = (this: pg.Client, ...args: unknown[]) => unknown;
+// pg types `query` as a dozen overloads; the wrapper passes every call shape through unchanged.
 const sendQuery = pg.Client.prototype.query as unknown as QueryMethod;
 
 /**

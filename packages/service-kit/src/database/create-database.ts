@@ -22,7 +22,7 @@ export function createDatabase<DB>(options: DatabaseOptions): Kysely<DB> {
       idleTimeoutMillis: 30_000,
     },
     options.logger,
-    { prepareStatements: options.prepareStatements ?? true },
+    { prepareStatements: options.prepareStatements },
   );
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
