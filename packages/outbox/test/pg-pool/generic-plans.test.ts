@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import {
+  createPgPool,
+  DEFAULT_RELAY_OPTIONS,
+  migrateOutbox,
+  silentLogger,
+  type OutboxTables,
+} from '../../src/index.ts';
+import { claimInboxRows } from '../../src/inbox/claim-inbox-rows.ts';
+import { configureBatchTransaction } from '../../src/relay/batch-transaction.ts';
+import { claimBatch } from '../../src/relay/claim-batch.ts';
+import { stack } from '../support/harness.ts';
+
+/*
+ * After five custom plans PostgreSQL may run a prepared statement on a generic plan: one
+ * planned without its parameters' values, and kept. The claims' generic plans are worse (the
+ * inbox claim's anti-joins every unprocessed row instead of probing each candidate's key), so
+ * a pool that prepares statements must still plan each execution for its values.
+ */
+
+const EXECUTIONS = 12; // named on the fifth (createPgPool): the last eight run prepared
+
+let db: Kysely<OutboxTables>;
+let plans: string[];
+beforeAll(async () => {
+  const url = await stack().createDatabase(`generic_${randomUUID().slice(0, 8)}`);
+  // One connection: its session settings hold for every claim, and auto_explain sends each
+  // statement's plan back to it as a notice.
+  const pool = createPgPool({ connectionString: url, max: 1 }, silentLogger);
+  plans = [];
+  pool.on('connect', (client) => client.on('notice', (notice) => plans.push(notice.message ?? '')));
+  db = new Kysely<OutboxTables>({ dialect: new PostgresDialect({ pool }) });
+  await migrateOutbox(db);
+  // Enough rows that the planner would not rather read the whole table.
+  await sql`INSERT INTO inbox_event (event_id, consumer_group, event_type, aggregate_type,
+      aggregate_id, partition_key, payload, topic, kafka_partition, kafka_offset, occurred_at,
+      processed, processed_at)
+    SELECT gen_random_uuid(), 'g', 'OrderCreated', 'order', g::text, 'k' || (g % 500), '{}',
+      't', 0, g, now(), g <= 20000, CASE WHEN g <= 20000 THEN now() END
+    FROM generate_series(1, 21000) g`.execute(db);
+  await sql`INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type,
+      payload, headers, topic, partition_key, published_at)
+    SELECT gen_random_uuid(), 'order', g::text, 'OrderCreated', '{}', '{}', 't',
+      'k' || (g % 500), CASE WHEN g <= 20000 THEN now() END
+    FROM generate_series(1, 21000) g`.execute(db);
+  await sql`ANALYZE inbox_event`.execute(db);
+  await sql`ANALYZE outbox_event`.execute(db);
+  await sql`LOAD 'auto_explain'`.execute(db);
+  await sql`SET auto_explain.log_min_duration = 0`.execute(db);
+  await sql`SET auto_explain.log_level = notice`.execute(db);
+});
+afterAll(async () => {
+  await db.destroy();
+});
+
+/** The plans the connection's prepared statement whose text includes `marker` ran on. */
+async function plansOf(marker: string): Promise<{ generic: number; custom: number }> {
+  const { rows } = await sql<{ generic: number; custom: number }>`
+    SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements
+    WHERE NOT from_sql AND strpos(statement, ${marker}) > 0
+  `.execute(db);
+  return rows[0] ?? { generic: -1, custom: -1 };
+}
+
+function lastPlanOf(fragment: string): string {
+  return plans.findLast((text) => text.includes(fragment)) ?? '(no plan)';
+}
+
+it('plans each prepared inbox claim for its values: the unprocessed indexes, probed per key', async () => {
+  for (let n = 1; n <= EXECUTIONS; n++) {
+    plans.length = 0;
+    const rows = await claimInboxRows(db, { limit: 16, maxAttempts: 5, leaseMs: 30_000 });
+    expect(rows).toHaveLength(16);
+  }
+  expect(await plansOf('WITH head AS')).toEqual({ generic: 0, custom: EXECUTIONS - 4 });
+  const plan = lastPlanOf('inbox_event');
+  expect(plan).toContain('Index Scan using ix_inbox_event_unprocessed on inbox_event i');
+  expect(plan).toContain('Index Scan using ix_inbox_event_unprocessed_key on inbox_event older');
+  expect(plan).not.toContain('Seq Scan');
+});
+
+it('plans each prepared relay claim for its values: ordered by the unpublished index', async () => {
+  for (let n = 1; n <= EXECUTIONS; n++) {
+    plans.length = 0;
+    const batch = await db.transaction().execute(async (trx) => {
+      await configureBatchTransaction(trx, DEFAULT_RELAY_OPTIONS);
+      return claimBatch(trx, { batchSize: 500, scanWindow: 2000, maxBatchBytes: 1_000_000 });
+    });
+    // The 1000 unpublished rows are two per key: 500 heads fill the batch.
+    expect(batch.events).toHaveLength(500);
+  }
+  expect(await plansOf('WITH candidate AS')).toEqual({ generic: 0, custom: EXECUTIONS - 4 });
+  const plan = lastPlanOf('outbox_event c');
+  expect(plan).toContain('Index Scan using ix_outbox_event_unpublished on outbox_event c');
+  expect(plan).not.toContain('Seq Scan');
+  expect(plan).not.toContain('Bitmap');
+});
