@@ -6,8 +6,8 @@ import { statementPreparingClient } from './statement-preparing-client.ts';
 export interface PgPoolOptions {
   /**
    * Send the statements this process repeats as named prepared statements (default true).
-   * Each execution is still planned for its values (`plan_cache_mode=force_custom_plan`, set
-   * as a startup option unless `options` in the connection string replaces it). Turn it off
+   * Each execution is still planned for its values (`SET plan_cache_mode = force_custom_plan`
+   * on each connection as it opens). Turn it off
    * behind a pooler that moves one session's statements to another connection (PgBouncer in
    * transaction mode before 1.21).
    */
@@ -24,7 +24,7 @@ const PREPARED_TEXTS_LIMIT = 256;
  * 100k backlog at ~1.4k instead of ~7k events/s), so every execution is planned for its
  * values, as an unnamed statement is: preparing saves the parse and analysis, never the plan.
  */
-const PLAN_EACH_EXECUTION = '-c plan_cache_mode=force_custom_plan';
+const PLAN_EACH_EXECUTION = 'SET plan_cache_mode = force_custom_plan';
 
 /**
  * A `pg.Pool` that survives PostgreSQL restarts and keeps its repeated statements prepared.
@@ -43,7 +43,6 @@ export function createPgPool(
     ...(options.prepareStatements === false
       ? {}
       : {
-          options: [config.options, PLAN_EACH_EXECUTION].filter(Boolean).join(' '),
           Client: statementPreparingClient(
             new StatementNames({
               threshold: PREPARE_AFTER_EXECUTIONS,
@@ -61,6 +60,13 @@ export function createPgPool(
     client.on('error', (error) => {
       logger.warn({ err: error }, `PostgreSQL connection lost while in use: ${error.message}`);
     });
+    // A SET, not a startup option: poolers such as PgBouncer refuse unknown startup options.
+    // The client runs its queries in order, so this one runs before the first caller's.
+    if (options.prepareStatements !== false) {
+      client.query(PLAN_EACH_EXECUTION).catch((error: Error) => {
+        logger.warn({ err: error }, `could not set plan_cache_mode: ${error.message}`);
+      });
+    }
   });
   return pool;
 }
