@@ -7,9 +7,8 @@ export interface PgPoolOptions {
   /**
    * Send the statements this process repeats as named prepared statements (default true).
    * Each execution is still planned for its values (`SET plan_cache_mode = force_custom_plan`
-   * on each connection as it opens). Turn it off
-   * behind a pooler that moves one session's statements to another connection (PgBouncer in
-   * transaction mode before 1.21).
+   * on each connection as it opens). Turn it off behind a pooler that moves one session's
+   * statements to another connection (PgBouncer in transaction mode before 1.21).
    */
   readonly prepareStatements?: boolean | undefined;
 }
@@ -37,10 +36,11 @@ export function createPgPool(
   logger: Logger,
   options: PgPoolOptions = {},
 ): pg.Pool {
+  const prepare = options.prepareStatements !== false;
   const pool = new pg.Pool({
     keepAlive: true,
     ...config,
-    ...(options.prepareStatements === false
+    ...(!prepare
       ? {}
       : {
           Client: statementPreparingClient(
@@ -62,7 +62,7 @@ export function createPgPool(
     });
     // A SET, not a startup option: poolers such as PgBouncer refuse unknown startup options.
     // The client runs its queries in order, so this one runs before the first caller's.
-    if (options.prepareStatements !== false) {
+    if (prepare) {
       client.query(PLAN_EACH_EXECUTION).catch((error: Error) => {
         logger.warn({ err: error }, `could not set plan_cache_mode: ${error.message}`);
       });

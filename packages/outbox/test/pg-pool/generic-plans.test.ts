@@ -12,6 +12,7 @@ import { claimInboxRows } from '../../src/inbox/claim-inbox-rows.ts';
 import { configureBatchTransaction } from '../../src/relay/batch-transaction.ts';
 import { claimBatch } from '../../src/relay/claim-batch.ts';
 import { stack } from '../support/harness.ts';
+import { insertInboxBacklog } from '../support/inbox-backlog.ts';
 
 /*
  * After five custom plans PostgreSQL may run a prepared statement on a generic plan: one
@@ -33,13 +34,7 @@ beforeAll(async () => {
   pool.on('connect', (client) => client.on('notice', (notice) => plans.push(notice.message ?? '')));
   db = new Kysely<OutboxTables>({ dialect: new PostgresDialect({ pool }) });
   await migrateOutbox(db);
-  // Enough rows that the planner would not rather read the whole table.
-  await sql`INSERT INTO inbox_event (event_id, consumer_group, event_type, aggregate_type,
-      aggregate_id, partition_key, payload, topic, kafka_partition, kafka_offset, occurred_at,
-      processed, processed_at)
-    SELECT gen_random_uuid(), 'g', 'OrderCreated', 'order', g::text, 'k' || (g % 500), '{}',
-      't', 0, g, now(), g <= 20000, CASE WHEN g <= 20000 THEN now() END
-    FROM generate_series(1, 21000) g`.execute(db);
+  await insertInboxBacklog(db);
   await sql`INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type,
       payload, headers, topic, partition_key, published_at)
     SELECT gen_random_uuid(), 'order', g::text, 'OrderCreated', '{}', '{}', 't',

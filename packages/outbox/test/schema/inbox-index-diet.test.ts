@@ -13,6 +13,7 @@ import {
 } from '../../src/index.ts';
 import { claimInboxRows } from '../../src/inbox/claim-inbox-rows.ts';
 import { stack } from '../support/harness.ts';
+import { insertInboxBacklog } from '../support/inbox-backlog.ts';
 
 let db: Kysely<OutboxTables>;
 let url: string;
@@ -61,13 +62,7 @@ it('leaves inbox_event the four indexes its queries use, and restores the two ot
 
 it("claims through the guide's index of unprocessed rows, probing each key's older rows", async () => {
   await migrateOutbox(db);
-  // Enough rows that the planner would not rather read the whole table.
-  await sql`INSERT INTO inbox_event (event_id, consumer_group, event_type, aggregate_type,
-      aggregate_id, partition_key, payload, topic, kafka_partition, kafka_offset, occurred_at,
-      processed, processed_at)
-    SELECT gen_random_uuid(), 'g', 'OrderCreated', 'order', g::text, 'k' || (g % 500), '{}',
-      't', 0, g, now(), g <= 20000, CASE WHEN g <= 20000 THEN now() END
-    FROM generate_series(1, 21000) g`.execute(db);
+  await insertInboxBacklog(db);
   await sql`ANALYZE inbox_event`.execute(db);
 
   // One connection, on which auto_explain sends the plan of the claim itself back as a notice.
