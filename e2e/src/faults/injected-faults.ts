@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { pollUntil } from '@outbox-inbox/infra';
 import type { CounterValues } from '../process-counters.ts';
 import { killPoints, type KillPointName } from './kill-points.ts';
 
@@ -33,4 +34,21 @@ export function describeInjectedFaults(faults: readonly InjectedFault[]): string
     counts.set(line, (counts.get(line) ?? 0) + 1);
   }
   return [...counts].map(([line, times]) => `${line} ${times}x`);
+}
+
+/**
+ * Waits until `point` has struck `times` times. A kill point strikes by chance per unit of
+ * work, and a scenario that claims what a strike causes (a duplicate) keeps its load going
+ * until one did, instead of hoping one falls within its fixed traffic.
+ */
+export async function untilStruck(
+  logFile: string,
+  point: KillPointName,
+  times = 1,
+  timeoutMs = 90_000,
+): Promise<void> {
+  await pollUntil(
+    () => readInjectedFaults(logFile).filter((fault) => fault.point === point).length >= times,
+    { timeoutMs, description: `${times} strike(s) at ${point}` },
+  );
 }

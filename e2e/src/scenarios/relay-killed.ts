@@ -1,5 +1,6 @@
 import { pollUntil } from '@outbox-inbox/infra';
 import { expect } from 'vitest';
+import { untilStruck } from '../faults/injected-faults.ts';
 import { expectInvariantsHeld } from '../invariants/expect-held.ts';
 import { defaultRate, runScenario } from '../scenario.ts';
 import { onClient, type KafkaClientName } from './kafka-client.ts';
@@ -11,7 +12,7 @@ export async function relayKilled(client: KafkaClientName): Promise<void> {
     // Every relay has a 10 % chance per batch to SIGKILL itself after Kafka acked it and
     // before published_at commits: the exact moment that makes a duplicate.
     system: { faults: { 'relay-after-publish': 0.1 }, settings },
-    inject: async ({ acceptedSoFar, killWhenRunning }) => {
+    inject: async ({ system, acceptedSoFar, killWhenRunning }) => {
       for (let round = 1; round <= 3; round++) {
         const before = acceptedSoFar();
         await pollUntil(() => acceptedSoFar() >= before + defaultRate * 2, {
@@ -20,6 +21,7 @@ export async function relayKilled(client: KafkaClientName): Promise<void> {
         });
         await killWhenRunning('order-relay');
       }
+      await untilStruck(system.faultLog, 'relay-after-publish');
     },
   });
 

@@ -1,5 +1,6 @@
 import { pollUntil } from '@outbox-inbox/infra';
 import { expect } from 'vitest';
+import { untilStruck } from '../faults/injected-faults.ts';
 import { expectInvariantsHeld } from '../invariants/expect-held.ts';
 import { defaultRate, runScenario } from '../scenario.ts';
 import { onClient, type KafkaClientName } from './kafka-client.ts';
@@ -44,6 +45,8 @@ export async function scaleOut(client: KafkaClientName): Promise<void> {
       });
       await killWhenRunning('payment-relay-2');
       await killWhenRunning('payment-consumer-1');
+      // The duplicates asserted below come from these strikes; a run drew none before this wait.
+      await untilStruck(system.faultLog, 'relay-after-publish');
       const atLast = acceptedSoFar();
       await pollUntil(() => acceptedSoFar() >= atLast + defaultRate * 2, {
         timeoutMs: 60_000,
@@ -61,5 +64,6 @@ export async function scaleOut(client: KafkaClientName): Promise<void> {
     'payment-consumer-1': 1,
   });
   expect(result.unexpectedRestarts).toEqual([]);
+  expect(result.injectedDeaths.length).toBeGreaterThan(0);
   expect(result.counts.duplicatesDelivered).toBeGreaterThan(0);
 }
