@@ -37,18 +37,26 @@ export function describeInjectedFaults(faults: readonly InjectedFault[]): string
 }
 
 /**
- * Waits until `point` has struck `times` times. A kill point strikes by chance per unit of
- * work, and a scenario that claims what a strike causes (a duplicate) keeps its load going
- * until one did, instead of hoping one falls within its fixed traffic.
+ * Waits until `point` has struck `times` times (in `component`, when given). A kill point
+ * strikes by chance per unit of work, and a scenario that claims what a strike causes (a
+ * duplicate) keeps its load going until one did, instead of hoping one falls within its fixed
+ * traffic.
  */
 export async function untilStruck(
   logFile: string,
   point: KillPointName,
-  times = 1,
-  timeoutMs = 90_000,
+  options: { readonly component?: string; readonly times?: number } = {},
 ): Promise<void> {
+  const { component, times = 1 } = options;
   await pollUntil(
-    () => readInjectedFaults(logFile).filter((fault) => fault.point === point).length >= times,
-    { timeoutMs, description: `${times} strike(s) at ${point}` },
+    () =>
+      readInjectedFaults(logFile).filter(
+        (fault) =>
+          fault.point === point && (component === undefined || fault.component === component),
+      ).length >= times,
+    {
+      timeoutMs: 90_000,
+      description: `${times} strike(s) at ${point}${component === undefined ? '' : ` in ${component}`}`,
+    },
   );
 }

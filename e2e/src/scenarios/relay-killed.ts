@@ -21,13 +21,15 @@ export async function relayKilled(client: KafkaClientName): Promise<void> {
         });
         await killWhenRunning('order-relay');
       }
-      await untilStruck(system.faultLog, 'relay-after-publish');
+      // The duplicates on order.events, which payment-service's inbox must drop, come from the
+      // order relay's strikes: a payment relay's would pass the count below and prove less.
+      await untilStruck(system.faultLog, 'relay-after-publish', { component: 'order-relay' });
     },
   });
 
   expectInvariantsHeld(result.invariants);
   expect(result.kills).toEqual({ 'order-relay': 3 });
-  expect(result.injectedDeaths.length).toBeGreaterThan(0);
+  expect(result.injectedDeaths.some((death) => death.component === 'order-relay')).toBe(true);
   expect(result.unexpectedRestarts).toEqual([]);
   // Re-sent batches reached the topic twice, and nothing was applied twice (invariants above).
   expect(result.counts.duplicatesDelivered).toBeGreaterThan(0);
