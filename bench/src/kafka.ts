@@ -1,10 +1,10 @@
 import {
   kafkajsClient,
-  platformaticClient,
   type EventProducer,
   type KafkaClient,
   type OutgoingRecord,
 } from '@outbox-inbox/outbox';
+import { platformaticClient } from '@outbox-inbox/outbox/platformatic';
 import { Kafka, logLevel } from 'kafkajs';
 import { sleep } from './stats.ts';
 

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Stack } from '@outbox-inbox/infra';
-import { kafkajsClient, platformaticClient, type KafkaClient } from '@outbox-inbox/outbox';
+import { kafkajsClient, type KafkaClient } from '@outbox-inbox/outbox';
+import { platformaticClient } from '@outbox-inbox/outbox/platformatic';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { produceRaw } from '../poison/produce-poison.ts';

@@ -60,8 +60,6 @@ export type {
   TopicDescription,
 } from './kafka-port/kafka-client.ts';
 export { kafkajsClient } from './kafka-port/kafkajs/kafkajs-client.ts';
-export { platformaticClient } from './kafka-port/platformatic/platformatic-client.ts';
-export type { PlatformaticConnection } from './kafka-port/platformatic/platformatic-connection.ts';
 export {
   DEFAULT_SESSION_TIMEOUT_MS,
   DEFAULT_MAX_WAIT_TIME_MS,

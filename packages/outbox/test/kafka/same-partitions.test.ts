@@ -1,12 +1,8 @@
 import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Partitioners } from 'kafkajs';
-import {
-  kafkajsClient,
-  platformaticClient,
-  type KafkaClient,
-  type OutgoingRecord,
-} from '../../src/index.ts';
+import { kafkajsClient, type KafkaClient, type OutgoingRecord } from '../../src/index.ts';
+import { platformaticClient } from '../../src/kafka-port/platformatic/index.ts';
 import { collectTopic, createKafka, createTopic, stack } from '../support/harness.ts';
 
 // Keyed records must land where any other Kafka client puts them (Java's murmur2): a consumer

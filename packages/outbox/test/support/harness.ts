@@ -15,11 +15,16 @@ import {
   createPgPool,
   kafkajsClient,
   migrateOutbox,
-  platformaticClient,
   type KafkaClient,
   type Logger,
   type OutboxTables,
 } from '../../src/index.ts';
+
+// The second client's adapter, loaded only by a run on it (KAFKA_CLIENT=platformatic).
+const platformatic =
+  process.env['KAFKA_CLIENT'] === 'platformatic'
+    ? await import('../../src/kafka-port/platformatic/index.ts')
+    : undefined;
 
 export const stack = (): Stack => Stack.open(inject('stackName'));
 
@@ -268,6 +273,7 @@ export function kafkaClient(
     case 'kafkajs':
       return kafkajsClient(kafka);
     case 'platformatic': {
+      if (platformatic === undefined) throw new Error('the platformatic adapter was not loaded');
       const known = connections.get(kafka);
       const where = brokers ?? known?.brokers;
       if (where === undefined) {
@@ -275,7 +281,7 @@ export function kafkaClient(
           'kafkaClient: this kafkajs client was not made by createKafka; pass its brokers',
         );
       }
-      return platformaticClient({
+      return platformatic.platformaticClient({
         clientId: known?.clientId ?? 'outbox-test',
         brokers: where,
         timeoutMs: options.timeoutMs,

@@ -1,4 +1,4 @@
-import { kafkajsClient, platformaticClient, type KafkaClient } from '@outbox-inbox/outbox';
+import { kafkajsClient, type KafkaClient } from '@outbox-inbox/outbox';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import { quietKafkaLog } from './kafka-log.ts';
@@ -12,14 +12,16 @@ export type KafkaClientName = (typeof kafkaClientNames)[number];
  * relay / infrastructure modules). Both adapters give the library the same port, with the same
  * partitions for the same keys. kafkajs logs go to the service's pino logger, an outage's
  * retries collapsed into one line when it starts and one when it ends (kafka-log.ts).
+ * The second client is imported only by the processes that run on it.
  */
-export function createKafka(options: {
+export async function createKafka(options: {
   clientId: string;
   brokers: readonly string[];
   logger: Logger;
   client?: KafkaClientName;
-}): KafkaClient {
+}): Promise<KafkaClient> {
   if (options.client === 'platformatic') {
+    const { platformaticClient } = await import('@outbox-inbox/outbox/platformatic');
     return platformaticClient({ clientId: options.clientId, brokers: options.brokers });
   }
   const { logCreator, socketFactory } = quietKafkaLog(options.logger);

@@ -61,7 +61,7 @@ export async function startServiceProcess<DB extends OutboxTables>(options: {
     outboxPublishedBy: config.relay.mode === 'cdc' ? 'cdc' : 'relay',
   });
   const kafka = options.needsKafka
-    ? createKafka({
+    ? await createKafka({
         clientId: config.kafkaClientId,
         brokers: config.kafkaBrokers,
         logger,

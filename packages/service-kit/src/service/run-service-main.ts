@@ -28,7 +28,7 @@ export async function runServiceMain<Role extends string, Config extends Service
       logger = createLogger({ service: service.name, level: config.logLevel });
       // Before the roles, so their first spans are recorded; stopped after them, so their
       // last spans are flushed.
-      const tracing = startOtlpTracing(service.name, config.otlpEndpoint);
+      const tracing = await startOtlpTracing(service.name, config.otlpEndpoint);
       const running = await service.start({ config, roles, logger, hooks: options.hooks });
       if (tracing === undefined) return running;
       return {

@@ -1,6 +1,5 @@
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Stoppable } from '../roles/roles.ts';
@@ -38,13 +37,15 @@ export function registerTracing(options: {
 
 /**
  * Exports spans over OTLP/HTTP (protobuf) to `endpoint` + `/v1/traces`, batched, when an
- * endpoint is configured; registers nothing otherwise.
+ * endpoint is configured; registers nothing otherwise. The exporter's modules are loaded only
+ * then: a process that exports nothing does not pay for them at start.
  */
-export function startOtlpTracing(
+export async function startOtlpTracing(
   serviceName: string,
   endpoint: string | undefined,
-): Stoppable | undefined {
+): Promise<Stoppable | undefined> {
   if (endpoint === undefined) return undefined;
+  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
   const base = endpoint.endsWith('/') ? endpoint : `${endpoint}/`;
   const exporter = new OTLPTraceExporter({ url: new URL('v1/traces', base).toString() });
   return registerTracing({ serviceName, spanProcessors: [new BatchSpanProcessor({ exporter })] });

@@ -57,11 +57,12 @@ it('logs an outage as one warning when it starts and one info line with the coun
   const proxy = brokerProxy(port, realBroker);
   cleanups.push(() => proxy.close());
   const { logger, lines } = capturedLogger();
-  const admin = createKafka({
+  const kafka = await createKafka({
     clientId: 'outage-log-test',
     brokers: [`127.0.0.1:${port}`],
     logger,
-  }).createAdmin();
+  });
+  const admin = kafka.createAdmin();
   cleanups.push(() => admin.disconnect());
 
   // Nothing listens yet: kafkajs retries, as it does while Kafka is down.
@@ -92,9 +93,8 @@ it('logs an outage as one warning when it starts and one info line with the coun
 it('does not pass on kafkajs warning that the relay producer limits its retries', async () => {
   const brokers = Stack.open(inject('stackName')).kafkaBrokers;
   const { logger, lines } = capturedLogger();
-  const producer = createKafka({ clientId: 'eos-warning-test', brokers, logger }).createProducer({
-    allowAutoTopicCreation: false,
-  });
+  const kafka = await createKafka({ clientId: 'eos-warning-test', brokers, logger });
+  const producer = kafka.createProducer({ allowAutoTopicCreation: false });
   await producer.connect();
   await producer.disconnect();
   expect(lines.map((line) => line.msg)).not.toContainEqual(expect.stringMatching(/EoS/));

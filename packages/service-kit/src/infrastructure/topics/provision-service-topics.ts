@@ -22,7 +22,7 @@ export async function provisionServiceTopics(options: {
     return undefined;
   }
   const replicationFactor = read.optionalInteger('KAFKA_REPLICATION_FACTOR', { min: 1, max: 10 });
-  const kafka = createKafka({
+  const kafka = await createKafka({
     clientId: `${options.service}-migrate`,
     brokers,
     logger: options.logger,
