@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'suite/**/*.test.ts'],
     globalSetup: ['./src/report-global-setup.ts'],
     // Each scenario starts its own PostgreSQL, Kafka and eleven service processes: one at a time.
     fileParallelism: false,

@@ -92,9 +92,9 @@ beforeAll(async () => {
 });
 
 describe('the documents, run as written', () => {
-  // Exercise 3 runs e2e scenario 2 twice on a stack of its own (the break and its variation);
-  // exercise 5 adds Kafka Connect to this stack and moves order-relay to CDC and back.
-  it('docs/workshop.md: every command block, the five exercises included', async () => {
+  // Exercise 3's two runs of e2e scenario 2 are the mutation stage's (see the comment above
+  // their blocks); the test below keeps its patch applying. Exercise 5 adds Kafka Connect to this stack and moves order-relay to CDC and back.
+  it('docs/workshop.md: every command block, the exercises included (but for the mutations of exercise 3)', async () => {
     expect(await runDocument('docs/workshop.md')).toEqual([]);
   }, 1_800_000);
 

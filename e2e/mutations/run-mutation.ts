@@ -8,8 +8,12 @@ import type { Mutation } from './catalog.ts';
 export interface MutationOutcome {
   readonly name: string;
   readonly breaks: string;
-  /** killed: a test failed an assertion; survived: every test passed. */
-  readonly verdict: 'killed' | 'survived' | 'patch does not apply' | 'no test ran';
+  /**
+   * killed: a test failed an assertion (saying the mutation's `evidence`, when it has one);
+   * survived: every test passed; caught for another reason: a test failed without that evidence.
+   */
+  readonly verdict:
+    'killed' | 'survived' | 'caught for another reason' | 'patch does not apply' | 'no test ran';
   /** `file > test title` of the first failed test. */
   readonly caughtBy: string | undefined;
   /** The first line of its failure: usually the violated invariant. */
@@ -66,7 +70,14 @@ function packageOf(mutation: Mutation): string {
   return dir;
 }
 
-function firstFailure(report: VitestJson): { caughtBy: string; evidence: string } | undefined {
+interface Failure {
+  readonly caughtBy: string;
+  readonly evidence: string;
+  /** The whole failure message, colours removed. */
+  readonly message: string;
+}
+
+function firstFailure(report: VitestJson): Failure | undefined {
   for (const file of report.testResults) {
     for (const test of file.assertionResults) {
       if (test.status !== 'failed') continue;
@@ -79,6 +90,7 @@ function firstFailure(report: VitestJson): { caughtBy: string; evidence: string 
       return {
         caughtBy: `${path.basename(file.name)} > ${test.fullName}`,
         evidence: (evidence ?? '').trim().slice(0, 300),
+        message,
       };
     }
   }
@@ -98,7 +110,7 @@ export async function runMutation(
   const copy = mkdtempSync(path.join(os.tmpdir(), `mutation-${mutation.name}-`));
   const outcome = (
     verdict: MutationOutcome['verdict'],
-    found?: ReturnType<typeof firstFailure>,
+    found?: Pick<Failure, 'caughtBy' | 'evidence'>,
   ) => ({
     name: mutation.name,
     breaks: mutation.breaks,
@@ -110,7 +122,8 @@ export async function runMutation(
   try {
     copyWorkingTree(root, copy);
     const patch = path.join(root, mutation.patch);
-    const applied = run('git', ['apply', patch], copy);
+    const excluded = (mutation.excludeFromPatch ?? []).map((file) => `--exclude=${file}`);
+    const applied = run('git', ['apply', ...excluded, patch], copy);
     if (applied.status !== 0)
       return outcome('patch does not apply', {
         caughtBy: '',
@@ -130,6 +143,8 @@ export async function runMutation(
       [
         'run',
         ...mutation.mustFailIn.map((file) => path.relative(pkg, file)),
+        // The first failed test kills the mutation: the rest would only cost time.
+        '--bail=1',
         '--reporter=json',
         `--outputFile=${jsonFile}`,
       ],
@@ -140,7 +155,10 @@ export async function runMutation(
     const report = JSON.parse(readFileSync(jsonFile, 'utf8')) as VitestJson;
     if (report.numTotalTests === 0) return outcome('no test ran');
     const found = firstFailure(report);
-    return found ? outcome('killed', found) : outcome('survived');
+    if (found === undefined) return outcome('survived');
+    if (mutation.evidence && !mutation.evidence.test(found.message))
+      return outcome('caught for another reason', found);
+    return outcome('killed', found);
   } finally {
     if (!options.keep) rmSync(copy, { recursive: true, force: true });
   }

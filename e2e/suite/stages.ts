@@ -1,0 +1,69 @@
+/**
+ * What `./pnpm test` runs: every check of the repository as a stage, a command in a folder.
+ * Stages run side by side, up to `concurrency` at once, longest first; a stage waits for those
+ * it names in `after`. What waits on servers (the scenarios, the mutations) overlaps with what
+ * needs the cores (type checks, lint, the packages' tests), which is what two cores allow.
+ */
+export interface Stage {
+  readonly name: string;
+  /** Folder, relative to the repository root. */
+  readonly cwd: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  /** A vitest run: the runner adds a JSON report, for the timing table's test files. */
+  readonly vitest?: boolean;
+  /** Stages that must have passed before this one starts. */
+  readonly after?: readonly string[];
+  /** Extra environment. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+const vitest = (name: string, cwd: string, ...args: string[]): Stage => ({
+  name,
+  cwd,
+  command: 'vitest',
+  args: ['run', ...args],
+  vitest: true,
+});
+
+/**
+ * In start order: the runner starts the first `concurrency` stages, then the next whenever one
+ * ends. The two long server-bound stages come first, so they never wait at the end.
+ */
+export const stages: readonly Stage[] = Object.freeze([
+  vitest('e2e', 'e2e'),
+  { name: 'format', cwd: '.', command: 'prettier', args: ['--check', '.'] },
+  {
+    name: 'types+lint',
+    cwd: '.',
+    command: 'turbo',
+    args: ['run', 'check-types', 'lint', '--concurrency=2', '--output-logs=errors-only'],
+  },
+  vitest('outbox', 'packages/outbox'),
+  {
+    ...vitest(
+      'outbox on platformatic',
+      'packages/outbox',
+      'test/relay',
+      'test/inbox',
+      'test/dedup-consumer',
+      'test/kafka/consumer-hooks.test.ts',
+      'test/kafka/heartbeat-during-batch.test.ts',
+    ),
+    env: { KAFKA_CLIENT: 'platformatic' },
+  },
+  vitest('docs', 'docs'),
+  vitest('infra', 'infra'),
+  vitest('launcher', 'services/launcher'),
+  vitest('order-service', 'services/order-service'),
+  vitest('payment-service', 'services/payment-service'),
+  vitest('service-kit', 'packages/service-kit'),
+  vitest('contracts', 'packages/contracts'),
+  vitest('bench', 'bench'),
+  {
+    name: 'mutations',
+    cwd: '.',
+    command: 'node',
+    args: ['e2e/mutations/run-mutations.ts'],
+  },
+]);
