@@ -458,16 +458,25 @@ export class Stack {
     const remove = async (name: string): Promise<void> => {
       this.#update(name, await controlsFor(this.#thawed(name)).remove());
     };
+    // A local server whose files go with the stack has nothing to shut down cleanly for: a
+    // controlled shutdown and a checkpoint would only write what is deleted a moment later.
+    const discard = async (name: string): Promise<void> => {
+      const record = this.#thawed(name);
+      if (record.kind === 'postgres' || record.kind === 'kafka' || record.kind === 'connect')
+        this.#update(name, await controlsFor(record).kill());
+      await remove(name);
+    };
+    const end = options.keepFiles ? remove : discard;
     // The roles and Kafka Connect (a process or a container) first, while the servers they
-    // use still answer.
+    // use still answer; side by side, each within its own stop timeout.
     const clients = records.filter((r) => r.kind === 'process' || serverOf(r.name) === 'connect');
-    for (const { name } of clients) await remove(name);
+    await Promise.all(clients.map(({ name }) => remove(name)));
     // Kafka's nodes together: stopped one after another, the last one has lost its controller
     // quorum and waits out its whole stop timeout for a controlled shutdown nobody can grant.
     const kafkaNodes = records.filter((r) => !clients.includes(r) && isKafkaNodeName(r.name));
-    await Promise.all(kafkaNodes.map(({ name }) => remove(name)));
+    await Promise.all(kafkaNodes.map(({ name }) => end(name)));
     for (const { name } of records.filter((r) => !clients.includes(r) && !kafkaNodes.includes(r)))
-      await remove(name);
+      await end(name);
     await removeNetworks(records.filter((record) => record.kind === 'container'));
     if (options.keepFiles) {
       // Kept for a post-mortem: no longer owned, so reapOrphans() leaves the files alone.
