@@ -15,6 +15,12 @@ import { createLogger, provisionTopics } from '@outbox-inbox/service-kit';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { faultCommand } from './faults/fault-command.ts';
+import {
+  emptySharedKafka,
+  sharedDatabaseName,
+  sharedServers,
+  stackOnSharedServers,
+} from './shared-servers.ts';
 import type { FaultPlan } from './faults/fault-plan.ts';
 
 /** Amounts above this fail payment: the simulated gateway's deterministic rule. */
@@ -56,6 +62,12 @@ export interface SystemOptions {
    * on Kafka Connect (`cdc`: the stack runs Connect, the relay roles register and watch it).
    */
   readonly relayMode?: RelayMode;
+  /**
+   * Why the scenario needs a PostgreSQL and a Kafka of its own (it kills, freezes, wipes or
+   * restarts one, or needs a cluster or Kafka Connect). Without a reason it runs on the suite's
+   * shared servers, with databases of its own, and leaves Kafka empty when it ends.
+   */
+  readonly ownServers?: string;
 }
 
 export type RelayMode = 'polling' | 'cdc';
@@ -110,12 +122,15 @@ export function resilientPool(connectionString: string): pg.Pool {
 }
 
 /** Each service's database, created and migrated, and its topics provisioned: by service name. */
-async function createDatabases(stack: Stack): Promise<Record<string, string>> {
+async function createDatabases(
+  stack: Stack,
+  databaseName: (database: string) => string,
+): Promise<Record<string, string>> {
   // Side by side: each service migrates its own database and provisions the topics it
   // publishes to, in a Node process of its own (a second or more each on a busy machine).
   const migrated = await Promise.all(
     services.map(async (service) => {
-      const url = await stack.createDatabase(service.database);
+      const url = await stack.createDatabase(databaseName(service.database));
       await migrateService(service, url, stack.kafkaBrokers);
       return [service.name, url] as const;
     }),
@@ -170,17 +185,16 @@ async function startRoles(
  * with `pnpm stack kill <component>`) can SIGKILL exactly one of them.
  */
 export async function startSystem(options: SystemOptions): Promise<System> {
-  const kafkaBrokers = options.kafkaBrokers ?? 1;
   const relayMode = options.relayMode ?? 'polling';
-  const stack = await Stack.up({
-    name: options.name,
-    kafkaBrokers,
-    servers: relayMode === 'cdc' ? ['postgres', 'kafka', 'connect'] : ['postgres', 'kafka'],
-    // A cluster's nodes keep the stack's smaller default heap each.
-    ...(kafkaBrokers === 1 ? { kafkaHeapMb: 512 } : {}),
-    env: { ...process.env, STACK_PROVIDER: 'local' },
-  });
-  const databaseUrls = await createDatabases(stack);
+  if (options.ownServers === undefined && (relayMode === 'cdc' || (options.kafkaBrokers ?? 1) > 1))
+    throw new Error(
+      `${options.name}: a cluster or Kafka Connect is a server of its own; say why in ownServers`,
+    );
+  const shared = options.ownServers === undefined ? sharedServers() : undefined;
+  const stack = shared
+    ? await stackOnSharedServers(options.name, shared)
+    : await stackWithOwnServers(options.name, options.kafkaBrokers ?? 1, relayMode);
+  const databaseUrls = await createDatabases(stack, shared ? sharedDatabaseName : (name) => name);
   const faultLog = path.join(stacksHome(), stack.name, 'injected-faults.jsonl');
   const roles = await startRoles(stack, { ...options, databaseUrls, faultLog });
 
@@ -198,7 +212,25 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     faultLog,
     async down(options = {}) {
       await Promise.all([orderDb.end(), paymentDb.end()]);
+      const brokers = stack.kafkaBrokers;
       await stack.down({ keepFiles: options.keepLogs ?? false });
+      if (shared) await emptySharedKafka(brokers);
     },
   };
+}
+
+/** PostgreSQL and Kafka (and Kafka Connect in CDC mode) for one scenario alone. */
+function stackWithOwnServers(
+  name: string,
+  kafkaBrokers: number,
+  relayMode: RelayMode,
+): Promise<Stack> {
+  return Stack.up({
+    name,
+    kafkaBrokers,
+    servers: relayMode === 'cdc' ? ['postgres', 'kafka', 'connect'] : ['postgres', 'kafka'],
+    // A cluster's nodes keep the stack's smaller default heap each.
+    ...(kafkaBrokers === 1 ? { kafkaHeapMb: 512 } : {}),
+    env: { ...process.env, STACK_PROVIDER: 'local' },
+  });
 }

@@ -15,7 +15,7 @@ it('three-node cluster: the leader of the busiest partition SIGKILLed mid-batch,
   const leaderLost = new Set<string>();
   const contractTopics: readonly string[] = [topics.orderEvents, topics.paymentEvents];
   const result = await runScenario('10 leader killed', {
-    system: { kafkaBrokers: 3 },
+    system: { kafkaBrokers: 3, ownServers: 'a three-node cluster whose nodes it stops' },
     inject: async ({ system, acceptedSoFar, fault }) => {
       const { stack } = system;
       // A node leads partitions of several topics: one kill takes a leader from each of them,

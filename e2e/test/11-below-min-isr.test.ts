@@ -28,7 +28,7 @@ it('three-node cluster: two nodes stopped, in-sync replicas below the minimum; w
   let refusedDuringOutage = -1;
   let backlogDuringOutage = 0;
   const result = await runScenario('11 below min isr', {
-    system: { kafkaBrokers: 3 },
+    system: { kafkaBrokers: 3, ownServers: 'a three-node cluster whose nodes it stops' },
     inject: async ({ system, acceptedSoFar, fault }) => {
       const { stack } = system;
       await pollUntil(() => acceptedSoFar() >= defaultRate * 2, {

@@ -7,7 +7,7 @@ import { defaultRate, runScenario } from '../src/scenario.ts';
 it('three-node cluster: a rolling restart under load, each node back in sync before the next; nothing is lost', async () => {
   const restarted: string[] = [];
   const result = await runScenario('12 rolling restart', {
-    system: { kafkaBrokers: 3 },
+    system: { kafkaBrokers: 3, ownServers: 'a three-node cluster whose nodes it stops' },
     inject: async ({ system, acceptedSoFar, fault }) => {
       const { stack } = system;
       for (const node of stack.kafkaNodes) {

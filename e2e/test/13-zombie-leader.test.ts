@@ -12,7 +12,7 @@ import { defaultRate, runScenario } from '../src/scenario.ts';
 
 it('three-node cluster: a partition leader frozen (SIGSTOP) past its session, then thawed as a zombie; it is fenced, rejoins, and nothing is lost or applied twice', async () => {
   const result = await runScenario('13 zombie leader', {
-    system: { kafkaBrokers: 3 },
+    system: { kafkaBrokers: 3, ownServers: 'a three-node cluster whose nodes it stops' },
     inject: async ({ system, acceptedSoFar, fault }) => {
       const { stack } = system;
       await pollUntil(() => acceptedSoFar() >= defaultRate * 2, {

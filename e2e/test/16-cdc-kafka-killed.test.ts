@@ -7,7 +7,7 @@ import { kafkaOutage } from '../src/server-outages.ts';
 
 it('CDC relay: Kafka SIGKILLed mid-flight; the API keeps answering 201, the slot keeps the WAL, Debezium drains it', async () => {
   const result = await runScenario('16 cdc kafka killed', {
-    system: { relayMode: 'cdc' },
+    system: { relayMode: 'cdc', ownServers: 'it kills Kafka, and runs Kafka Connect' },
     inject: async (context) => {
       // Down at least until nothing could be sent for a while: the order service's slot is
       // seconds behind, and PostgreSQL keeps what it has not confirmed.

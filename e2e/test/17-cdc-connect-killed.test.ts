@@ -17,7 +17,7 @@ async function messagesOnTopics(system: System): Promise<number> {
 
 it('CDC relay: Kafka Connect SIGKILLed mid-flight three times; what it sent after its last offset flush comes again and is absorbed', async () => {
   const result = await runScenario('17 cdc connect killed', {
-    system: { relayMode: 'cdc' },
+    system: { relayMode: 'cdc', ownServers: 'it kills Kafka Connect' },
     inject: async ({ system, acceptedSoFar, kill, fault }) => {
       let sinceStart = await messagesOnTopics(system);
       for (let round = 0; round < 3; round++) {

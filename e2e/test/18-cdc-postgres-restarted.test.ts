@@ -5,7 +5,7 @@ import { postgresOutage } from '../src/server-outages.ts';
 
 it('CDC relay: PostgreSQL SIGKILLed and restarted under load; the connector resumes from its slot, nothing lost or applied twice', async () => {
   const result = await runScenario('18 cdc postgres restarted', {
-    system: { relayMode: 'cdc' },
+    system: { relayMode: 'cdc', ownServers: 'it restarts PostgreSQL, and runs Kafka Connect' },
     unavailableIsFinal: true,
     inject: postgresOutage,
   });

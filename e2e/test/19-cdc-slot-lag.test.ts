@@ -13,6 +13,7 @@ it('CDC relay: the connector paused while orders flow; the slot lag and a stalle
   const result = await runScenario('19 cdc slot lag', {
     system: {
       relayMode: 'cdc',
+      ownServers: 'it runs Kafka Connect, whose connector it pauses',
       // The relay role reports a slot that confirms nothing as a stall after 3 s.
       settings: { WORKER_STALL_AFTER_MS: '3000' },
     },

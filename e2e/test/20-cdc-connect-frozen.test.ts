@@ -9,6 +9,7 @@ it('CDC relay: Kafka Connect frozen (SIGSTOP) under load, thawed later; the stal
   const result = await runScenario('20 cdc connect frozen', {
     system: {
       relayMode: 'cdc',
+      ownServers: 'it freezes Kafka Connect',
       // The relay role reports a slot that confirms nothing as a stall after 3 s.
       settings: { WORKER_STALL_AFTER_MS: '3000' },
     },

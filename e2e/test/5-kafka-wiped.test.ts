@@ -37,6 +37,7 @@ it('Kafka lost its data: replaying the outbox restores every downstream effect, 
   const replayed: Record<string, { published: number; queued: number }> = {};
   const messagesAfterWipe: Record<string, number> = {};
   const result = await runScenario('5 kafka wiped', {
+    system: { ownServers: 'it wipes Kafka' },
     inject: async ({ system, supervisor, acceptedSoFar, killWhenRunning, stop, fault }) => {
       await pollUntil(() => acceptedSoFar() >= defaultRate * 2, {
         timeoutMs: 60_000,

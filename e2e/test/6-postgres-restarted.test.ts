@@ -5,6 +5,7 @@ import { postgresOutage } from '../src/server-outages.ts';
 
 it('PostgreSQL SIGKILLed and restarted under load: 503 while down, never 500, no partial write, every role recovers by itself', async () => {
   const result = await runScenario('6 postgres restarted', {
+    system: { ownServers: 'it restarts PostgreSQL' },
     unavailableIsFinal: true,
     inject: postgresOutage,
   });

@@ -27,7 +27,10 @@ interface Rig {
 }
 
 async function startRig(name: string): Promise<Rig> {
-  const system = await startSystem({ name: `e2e-anti-${name}-${process.pid}` });
+  const system = await startSystem({
+    name: `e2e-anti-${name}-${process.pid}`,
+    ownServers: 'it kills Kafka and PostgreSQL',
+  });
   const naivePool = resilientPool(await system.stack.createDatabase('naive'));
   await naivePool.query(naiveSchema);
   const kafka = new Kafka({

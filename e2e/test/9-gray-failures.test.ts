@@ -16,6 +16,7 @@ it('gray failures: Kafka, PostgreSQL and a relay frozen and thawed, handlers tha
   let timedOutRows = 0;
   const result = await runScenario('9 gray failures', {
     system: {
+      ownServers: 'it freezes Kafka and PostgreSQL',
       // A second order relay takes over the frozen one's rows.
       instances: { 'order-relay': 2 },
       faults: { 'relay-freeze-after-publish': 1, 'processor-hang': 1 },

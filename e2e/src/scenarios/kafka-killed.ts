@@ -11,7 +11,7 @@ export async function kafkaKilled(client: KafkaClientName): Promise<void> {
   const { name, settings } = onClient('1 kafka killed', client);
   let failuresBefore = 0;
   const result = await runScenario(name, {
-    system: { settings },
+    system: { settings, ownServers: 'it kills Kafka' },
     inject: async (context) => {
       const relayPort = context.system.roles.find((role) => role.name === 'order-relay')?.port ?? 0;
       const relayFailures = () => readCounter(relayPort, 'outbox_publish_failures_total');

@@ -14,6 +14,7 @@ export async function scaleOut(client: KafkaClientName): Promise<void> {
     // of them in a row on a burst of payment events.
     drainBoundMs: 90_000,
     system: {
+      ownServers: 'it kills Kafka',
       instances: {
         'order-relay': 2,
         'payment-relay': 2,
