@@ -135,8 +135,7 @@ class UnitState implements ProgressReporter {
     this.#probedAt = now;
     probe()
       .then(
-        (work) =>
-          typeof work === 'number' ? this.hasWork(work > 0, work) : this.hasWork(work),
+        (work) => (typeof work === 'number' ? this.hasWork(work > 0, work) : this.hasWork(work)),
         () => undefined,
       )
       .finally(() => (this.#probing = false));

@@ -127,7 +127,12 @@ export function resolveRelayOptions(options: Partial<RelayOptions> = {}): RelayO
       `batchSize must be at least 1 (got ${resolved.batchSize})`,
     );
   }
-  for (const name of ['maxBatchBytes', 'maxEventBytes', 'maxPublishAttempts', 'fenceStallMs'] as const) {
+  for (const name of [
+    'maxBatchBytes',
+    'maxEventBytes',
+    'maxPublishAttempts',
+    'fenceStallMs',
+  ] as const) {
     if (!Number.isInteger(resolved[name]) || resolved[name] < 1) {
       throw new OutboxError(
         'INVALID_OPTIONS',
