@@ -34,6 +34,7 @@ export { startRelay } from './relay/start-relay.ts';
 export type { RelayDeps } from './relay/start-relay.ts';
 export type { RelayOptions, RelayHooks, RelayBatchEvent } from './relay/relay-options.ts';
 export { DEFAULT_RELAY_OPTIONS } from './relay/relay-options.ts';
+export { OUTBOX_WRITER_LOCK } from './relay/commit-order-fence.ts';
 export { toEventRecord } from './relay/event-record.ts';
 export type { EventMessageFields, EventRecord } from './relay/event-record.ts';
 

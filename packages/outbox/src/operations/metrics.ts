@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { OutboxTables } from '../schema/tables.ts';
 import { outboxDb } from '../internal/views.ts';
+import { heldByFence } from '../relay/commit-order-fence.ts';
 import { DEFAULT_STALL_AFTER_MS, StallWatch } from './stall-watch.ts';
 import {
   ConsumerLag,
@@ -53,6 +54,8 @@ export interface OutboxMetricsOptions {
 interface Snapshot {
   unpublished: number;
   oldestUnpublishedAge: number;
+  fenceHeld: number;
+  oldestFenceHeldAge: number;
   inboxBacklog: number;
   oldestUnprocessedAge: number;
   inboxDead: number;
@@ -64,8 +67,9 @@ interface Snapshot {
  * Registers the library's metrics in `registry`, `outbox_worker_stalled{worker}` from the
  * stall watch the workers report to, and `kafka_consumer_lag{group,topic,partition}` of the
  * consumer groups that registered. With `db`, the backlog gauges (unpublished
- * count, age of the oldest unpublished row, inbox backlog, age of the oldest unprocessed row,
- * dead rows, parked messages) are computed by one query per scrape; a failed query keeps the
+ * count, age of the oldest unpublished row, rows held by the commit-order fence and the age of
+ * the oldest, inbox backlog, age of the oldest unprocessed row, dead rows, parked messages) are
+ * computed by one query per scrape; a failed query keeps the
  * last values, so a scrape never fails because PostgreSQL is down.
  */
 export function createOutboxMetrics<DB extends OutboxTables>(
@@ -219,6 +223,8 @@ function registerBacklogGauges(
   let last: Snapshot = {
     unpublished: 0,
     oldestUnpublishedAge: 0,
+    fenceHeld: 0,
+    oldestFenceHeldAge: 0,
     inboxBacklog: 0,
     oldestUnprocessedAge: 0,
     inboxDead: 0,
@@ -260,6 +266,16 @@ function registerBacklogGauges(
       'Age of the oldest unpublished outbox row (0 when none)',
       (s) => s.oldestUnpublishedAge,
     );
+    gauge(
+      'outbox_fence_held_events',
+      'Committed outbox rows the commit-order fence holds back for an older outbox writer still open',
+      (s) => s.fenceHeld,
+    );
+    gauge(
+      'outbox_fence_held_oldest_age_seconds',
+      'Age of the oldest outbox row the commit-order fence holds back (0 when none)',
+      (s) => s.oldestFenceHeldAge,
+    );
   }
   gauge(
     'inbox_backlog_events',
@@ -294,9 +310,18 @@ async function readSnapshot(
       ? sql`(SELECT extract(epoch FROM now() - min(created_at))::float8
            FROM outbox_event WHERE published_at IS NULL)`
       : sql`NULL::float8`;
+  // One pass over the unpublished rows, with the fence (one pg_locks read) computed once.
+  const fenceHeld =
+    publishedBy === 'relay'
+      ? sql`(SELECT count(*) AS held, extract(epoch FROM now() - min(created_at))::float8 AS oldest
+           FROM outbox_event e
+           WHERE e.published_at IS NULL AND e.failed_at IS NULL AND ${heldByFence('e')})`
+      : sql`(SELECT 0 AS held, NULL::float8 AS oldest)`;
   const result = await sql<{
     unpublished: string;
     oldest_unpublished_age: number | null;
+    fence_held: string;
+    oldest_fence_held_age: number | null;
     inbox_backlog: string;
     oldest_unprocessed_age: number | null;
     inbox_dead: string;
@@ -306,6 +331,8 @@ async function readSnapshot(
     SELECT
       ${unpublished} AS unpublished,
       ${oldestUnpublished} AS oldest_unpublished_age,
+      fence.held AS fence_held,
+      fence.oldest AS oldest_fence_held_age,
       (SELECT count(*) FROM inbox_event WHERE NOT processed AND dead_at IS NULL) AS inbox_backlog,
       (SELECT extract(epoch FROM now() - min(received_at))::float8
          FROM inbox_event WHERE NOT processed AND dead_at IS NULL) AS oldest_unprocessed_age,
@@ -313,12 +340,15 @@ async function readSnapshot(
       (SELECT count(*) FROM parked_message) AS parked,
       (SELECT count(*) FROM outbox_event
          WHERE failed_at IS NOT NULL AND published_at IS NULL) AS outbox_failed
+    FROM ${fenceHeld} AS fence
   `.execute(db);
   const row = result.rows[0];
   if (row === undefined) throw new Error('metrics query returned no row');
   return {
     unpublished: Number(row.unpublished),
     oldestUnpublishedAge: row.oldest_unpublished_age ?? 0,
+    fenceHeld: Number(row.fence_held),
+    oldestFenceHeldAge: row.oldest_fence_held_age ?? 0,
     inboxBacklog: Number(row.inbox_backlog),
     oldestUnprocessedAge: row.oldest_unprocessed_age ?? 0,
     inboxDead: Number(row.inbox_dead),

@@ -84,4 +84,23 @@ describe('StallWatch', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(watch.workers()[0]?.stalled).toBe(true);
   });
+
+  it('a unit with its own limit stalls when what it reports has waited that long', () => {
+    const { watch, advance } = watchWithClock(60_000);
+    const fence = watch.reporter('outbox-relay', 'rows held by the commit-order fence', 30_000);
+    fence.hasWork(true, 29_000);
+    expect(watch.workers()[0]?.stalled).toBe(false);
+    advance(1_000);
+    expect(watch.workers()[0]).toEqual({
+      worker: 'outbox-relay',
+      stalled: true,
+      reason: 'has had work for 30 s without progress (rows held by the commit-order fence)',
+    });
+    // A younger oldest row (the old one was released): the clock follows it.
+    fence.hasWork(true, 5_000);
+    expect(watch.workers()[0]?.stalled).toBe(false);
+    fence.hasWork(false);
+    advance(60_000);
+    expect(watch.workers()[0]?.stalled).toBe(false);
+  });
 });

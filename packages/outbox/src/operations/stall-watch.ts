@@ -2,8 +2,11 @@ import { describe } from '../internal/state-log.ts';
 
 /** What a worker (or one unit of it: a partition, a processor loop) tells the watch. */
 export interface ProgressReporter {
-  /** Whether work is waiting. The stall clock starts when work appears. */
-  hasWork(hasWork: boolean): void;
+  /**
+   * Whether work is waiting. The stall clock starts when work appears, or `waitingForMs`
+   * before now when the worker knows how long it has waited (the age of a held row).
+   */
+  hasWork(hasWork: boolean, waitingForMs?: number): void;
   /** A unit of work was done: the stall clock starts again. */
   progressed(): void;
   /** Why the last try failed; shown with a stall. */
@@ -11,9 +14,10 @@ export interface ProgressReporter {
   /**
    * Asks `probe` whether work is waiting, in the background and at most once per probe
    * interval; a failed probe changes nothing. For a worker that cannot tell from its own loop
-   * (a relay that published nothing: no rows, or rows it cannot move?).
+   * (a relay that published nothing: no rows, or rows it cannot move?). A number is the
+   * age of the work waiting (ms), as `hasWork(true, age)`; 0 or false: none.
    */
-  checkWork(probe: () => Promise<boolean>): void;
+  checkWork(probe: () => Promise<boolean | number>): void;
 }
 
 /** One worker's state, as `/health/ready` and `outbox_worker_stalled` show it. */
@@ -41,23 +45,24 @@ export const DEFAULT_STALL_AFTER_MS = 60_000;
  */
 export class StallWatch {
   readonly #stallAfterMs: number;
-  readonly #probeIntervalMs: number;
   readonly #now: () => number;
   readonly #units = new Map<string, Map<string, UnitState>>();
 
   constructor(options: StallWatchOptions) {
     this.#stallAfterMs = options.stallAfterMs;
-    this.#probeIntervalMs = Math.min(5000, options.stallAfterMs / 4);
     this.#now = options.now ?? Date.now;
   }
 
-  /** The reporter of `worker`'s `unit` (the same one for the same names). */
-  reporter(worker: string, unit = ''): ProgressReporter {
+  /**
+   * The reporter of `worker`'s `unit` (the same one for the same names); the unit is stalled
+   * after `stallAfterMs` (the watch's own by default; fixed by the first call).
+   */
+  reporter(worker: string, unit = '', stallAfterMs = this.#stallAfterMs): ProgressReporter {
     let units = this.#units.get(worker);
     if (units === undefined) this.#units.set(worker, (units = new Map()));
     let state = units.get(unit);
     if (state === undefined) {
-      state = new UnitState(this.#now, this.#probeIntervalMs);
+      state = new UnitState(this.#now, stallAfterMs);
       units.set(unit, state);
     }
     return state;
@@ -70,7 +75,7 @@ export class StallWatch {
       let worst: { unit: string; state: UnitState; forMs: number } | undefined;
       for (const [unit, state] of units) {
         const forMs = state.workingFor(now);
-        if (forMs >= this.#stallAfterMs && forMs > (worst?.forMs ?? 0)) {
+        if (forMs >= state.stallAfterMs && forMs > (worst?.forMs ?? 0)) {
           worst = { unit, state, forMs };
         }
       }
@@ -89,6 +94,7 @@ export class StallWatch {
 
 class UnitState implements ProgressReporter {
   lastError: string | undefined;
+  readonly stallAfterMs: number;
   #working = false;
   #since = 0;
   #probing = false;
@@ -96,9 +102,10 @@ class UnitState implements ProgressReporter {
   readonly #now: () => number;
   readonly #probeIntervalMs: number;
 
-  constructor(now: () => number, probeIntervalMs: number) {
+  constructor(now: () => number, stallAfterMs: number) {
     this.#now = now;
-    this.#probeIntervalMs = probeIntervalMs;
+    this.stallAfterMs = stallAfterMs;
+    this.#probeIntervalMs = Math.min(5000, stallAfterMs / 4);
   }
 
   /** How long work has waited without progress; 0 when there is none. */
@@ -106,8 +113,9 @@ class UnitState implements ProgressReporter {
     return this.#working ? now - this.#since : 0;
   }
 
-  hasWork(hasWork: boolean): void {
-    if (hasWork && !this.#working) this.#since = this.#now();
+  hasWork(hasWork: boolean, waitingForMs?: number): void {
+    if (hasWork && waitingForMs !== undefined) this.#since = this.#now() - waitingForMs;
+    else if (hasWork && !this.#working) this.#since = this.#now();
     this.#working = hasWork;
   }
 
@@ -120,14 +128,14 @@ class UnitState implements ProgressReporter {
     this.lastError = describe(error);
   }
 
-  checkWork(probe: () => Promise<boolean>): void {
+  checkWork(probe: () => Promise<boolean | number>): void {
     const now = this.#now();
     if (this.#probing || now - this.#probedAt < this.#probeIntervalMs) return;
     this.#probing = true;
     this.#probedAt = now;
     probe()
       .then(
-        (hasWork) => this.hasWork(hasWork),
+        (work) => (typeof work === 'number' ? this.hasWork(work > 0, work) : this.hasWork(work)),
         () => undefined,
       )
       .finally(() => (this.#probing = false));

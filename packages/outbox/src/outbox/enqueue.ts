@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import { OutboxError } from '../errors.ts';
 import { outboxTrx } from '../internal/views.ts';
+import { ANNOUNCE_WRITER } from '../relay/commit-order-fence.ts';
 import { toEventRecord } from '../relay/event-record.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { startEventSpan, tracingAvailable } from '../trace/spans.ts';
@@ -94,13 +95,14 @@ async function insertEvents<DB extends OutboxTables>(
   const maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   const rows = events.map((event) => toRow(event, maxEventBytes));
   const db = outboxTrx(trx);
-  // pg_current_xact_id() first: the transaction gets its xid BEFORE it draws outbox ids, which
-  // is what the relay's commit-order fence relies on (see README, "Ordering"). The NOTIFY is
-  // only delivered at commit, so issuing it before the INSERT changes nothing.
+  // Announce the writer, then take the xid, before drawing outbox ids: the relay's
+  // commit-order fence waits for transactions that hold the writer lock, and relies on their
+  // xid preceding their ids (see docs/architecture.md, "Ordering"). The NOTIFY is only
+  // delivered at commit, so issuing it before the INSERT changes nothing.
   await (
     options.notify === false
-      ? sql`SELECT pg_current_xact_id()`
-      : sql`SELECT pg_current_xact_id(), pg_notify(${OUTBOX_CHANNEL}, '')`
+      ? sql`SELECT ${ANNOUNCE_WRITER}`
+      : sql`SELECT ${ANNOUNCE_WRITER}, pg_notify(${OUTBOX_CHANNEL}, '')`
   ).execute(db);
   await db.insertInto('outbox_event').values(rows).execute();
   return { eventIds: rows.map((row) => row.event_id) };

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import { recordBytes } from '../outbox/kafka-limits.ts';
 import type { OutboxTables } from '../schema/tables.ts';
+import { COMMIT_ORDER_FENCE } from './commit-order-fence.ts';
 import { toEventRecord } from './event-record.ts';
 
 export interface ClaimedEvent {
@@ -38,16 +39,14 @@ const COLUMNS = sql.raw(
 
 /**
  * The commit-order fence for rows of `alias`: written by a transaction older than every
- * transaction still running (`xmin`). Or, with an xid at or above the snapshot's `xmax`: no
- * transaction of this cluster has had that xid yet, so a row we can see that carries one was
- * copied from another cluster (dump/restore, logical move) whose counter ran ahead; nothing of
- * ours can be in flight before it. Without that, such rows (and their keys) would wait until
- * this cluster's counter caught up.
+ * outbox writer still running in this database (`COMMIT_ORDER_FENCE`). Or, with an xid at or
+ * above the snapshot's `xmax`: no transaction of this cluster has had that xid yet, so a row
+ * we can see that carries one was copied from another cluster (dump/restore, logical move)
+ * whose counter ran ahead; nothing of ours can be in flight before it. Without that, such rows
+ * (and their keys) would wait until this cluster's counter caught up.
  */
 function settled(alias: string): RawBuilder<boolean> {
-  return sql.raw<boolean>(
-    `(${alias}.transaction_id < pg_snapshot_xmin(pg_current_snapshot()) OR ${alias}.transaction_id >= pg_snapshot_xmax(pg_current_snapshot()))`,
-  );
+  return sql<boolean>`(${sql.raw(alias)}.transaction_id < ${COMMIT_ORDER_FENCE} OR ${sql.raw(alias)}.transaction_id >= pg_snapshot_xmax(pg_current_snapshot()))`;
 }
 
 /**

@@ -68,6 +68,11 @@ export interface RelayOptions {
   readonly lingerMs: number;
   /** LISTEN for the NOTIFY that `enqueue` issues at commit; needs `deps.listen`. */
   readonly notify: boolean;
+  /**
+   * A row held back by the commit-order fence longer than this (an outbox writer transaction
+   * left open) makes the relay stalled in `/health/ready` and `outbox_worker_stalled`.
+   */
+  readonly fenceStallMs: number;
   /** `lock_timeout` of the claiming transaction. */
   readonly lockTimeoutMs: number;
   /** `statement_timeout` of the claiming transaction. */
@@ -94,6 +99,7 @@ export const DEFAULT_RELAY_OPTIONS: RelayOptions = Object.freeze({
   pollIntervalMs: 1000,
   lingerMs: 10,
   notify: true,
+  fenceStallMs: 30_000,
   lockTimeoutMs: 2000,
   statementTimeoutMs: 15_000,
   idleInTransactionTimeoutMs: 15_000,
@@ -121,7 +127,12 @@ export function resolveRelayOptions(options: Partial<RelayOptions> = {}): RelayO
       `batchSize must be at least 1 (got ${resolved.batchSize})`,
     );
   }
-  for (const name of ['maxBatchBytes', 'maxEventBytes', 'maxPublishAttempts'] as const) {
+  for (const name of [
+    'maxBatchBytes',
+    'maxEventBytes',
+    'maxPublishAttempts',
+    'fenceStallMs',
+  ] as const) {
     if (!Number.isInteger(resolved[name]) || resolved[name] < 1) {
       throw new OutboxError(
         'INVALID_OPTIONS',

@@ -13,6 +13,7 @@ import { hasUnpublishedEvents } from '../outbox/has-unpublished-events.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import type { Worker } from '../worker.ts';
 import { OutboxError } from '../errors.ts';
+import { oldestHeldByFenceMs } from './commit-order-fence.ts';
 import { publishBatch, type BatchResult } from './publish-batch.ts';
 import { resolveRelayOptions, type RelayOptions } from './relay-options.ts';
 
@@ -41,6 +42,14 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
   // Stalled: unpublished rows exist and no batch was published for a while (all lanes).
   const progress = deps.metrics?.stalls.reporter('outbox-relay');
   const probeWork = (): void => progress?.checkWork(() => hasUnpublishedEvents(db));
+  // Rows the commit-order fence holds are not the relay's work: they wait for a writer
+  // transaction still open. Stalled when the oldest has waited `fenceStallMs`.
+  const fenceHold = deps.metrics?.stalls.reporter(
+    'outbox-relay',
+    'rows held by the commit-order fence',
+    options.fenceStallMs,
+  );
+  const probeFence = (): void => fenceHold?.checkWork(() => oldestHeldByFenceMs(db));
 
   const listener =
     options.notify && deps.listen
@@ -134,6 +143,7 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
           continue;
         }
         state.ok('outbox relay');
+        if (!result.full) probeFence();
         if (!running || result.full) continue;
         // Caught up. A partial batch: let commits gather for lingerMs, then claim again (rows
         // the fence held back may have settled without a NOTIFY). An empty one: wait for a
