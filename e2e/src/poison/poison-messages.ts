@@ -167,6 +167,53 @@ function refusedByPostgres(): PoisonMessage[] {
   ];
 }
 
+/** `orderCreated` with one extra field given as JSON text: any text, however deep. */
+function orderCreatedWith(extraJson: string): Buffer {
+  const head = orderCreated().toString('utf8').slice(0, -1);
+  return text(`${head},"extra":${extraJson}}`);
+}
+
+const nestedArrays = (depth: number, inner = ''): string =>
+  `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
+
+/**
+ * OrderCreated events that pass their contract (the extra field is allowed) and push a receiver
+ * to its limits: nesting deeper than JSON.stringify can recurse (JSON.parse takes any depth;
+ * re-serialising the parsed value overflowed the stack and stalled the partition), deeper than
+ * PostgreSQL's jsonb parser takes (`max_stack_depth`), a value near the size limit, 100,000
+ * keys. Each ends parked: where it would store fine, a NUL that jsonb refuses is in it, so the
+ * message goes the whole way to PostgreSQL and back.
+ */
+function oversized(): PoisonMessage[] {
+  const topic = topics.orderEvents;
+  const message = (name: string, extraJson: string, reason: RegExp): PoisonMessage => ({
+    name,
+    topic,
+    key: text(randomUUID()),
+    value: orderCreatedWith(extraJson),
+    headers: eventHeaders('OrderCreated'),
+    reason,
+  });
+  const tooDeep = /PostgreSQL refused the data: 54001 stack depth limit exceeded/;
+  const nul = /PostgreSQL refused the data: 22P05 /;
+  const keys = Array.from({ length: 100_000 }, (_, i) => `"${i.toString(36)}":0`);
+  return [
+    message('arrays nested 5,000 deep around a NUL', nestedArrays(5_000, '"\\u0000"'), nul),
+    message('arrays nested 100,000 deep', nestedArrays(100_000), tooDeep),
+    message(
+      'objects nested 100,000 deep',
+      `${'{"a":'.repeat(100_000)}0${'}'.repeat(100_000)}`,
+      tooDeep,
+    ),
+    message(
+      'a string of 900 KiB ending in a NUL',
+      JSON.stringify(`${'x'.repeat(900 * 1024)}\u0000`),
+      nul,
+    ),
+    message('100,000 keys and a NUL', `{${keys.join(',')},"nul":"\\u0000"}`, nul),
+  ];
+}
+
 /** Near the broker's default `message.max.bytes` (1 MiB): bytes that are not an event. */
 function nearSizeLimit(topic: string): PoisonMessage {
   return {
@@ -184,6 +231,7 @@ export function poisonCorpus(): PoisonMessage[] {
   return [
     ...parseFailures(topics.orderEvents, 'OrderCreated'),
     ...refusedByPostgres(),
+    ...oversized(),
     nearSizeLimit(topics.orderEvents),
     ...parseFailures(topics.paymentEvents, 'PaymentCompleted'),
   ];

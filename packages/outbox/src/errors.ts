@@ -14,7 +14,9 @@ export type OutboxErrorCode =
   /** A handler ran past its timeout; its row is tried again later. */
   | 'HANDLER_TIMEOUT'
   /** Kafka Connect refused a call of the CDC relay, or its connector or task failed. */
-  | 'CDC_CONNECT_FAILED';
+  | 'CDC_CONNECT_FAILED'
+  /** A replay asked of an outbox a CDC relay publishes: it would republish nothing. */
+  | 'REPLAY_UNDER_CDC';
 
 /** The library's one error type: a stable `code` to branch on, the original error as `cause`. */
 export class OutboxError extends Error {

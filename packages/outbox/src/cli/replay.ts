@@ -2,6 +2,7 @@
 // Replay CLI, kept for scripts written before `outbox replay` (which takes the same options):
 //   DATABASE_URL=postgres://... node src/cli/replay.ts [--from-id N] [--to-id N]
 //     [--since ISO] [--until ISO] [--topic NAME]
+import { OutboxError } from '../errors.ts';
 import { replayOutbox, type ReplaySelection } from '../operations/replay.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { openDatabase } from './context.ts';
@@ -71,6 +72,10 @@ async function main(): Promise<number> {
     const queued = await replayOutbox(db, selection);
     console.log(`queued ${queued} outbox event(s) for republishing`);
     return 0;
+  } catch (error) {
+    if (!(error instanceof OutboxError)) throw error;
+    console.error(`error: ${error.message}`);
+    return 1;
   } finally {
     await db.destroy();
   }

@@ -1,20 +1,16 @@
 import { sql, type Transaction } from 'kysely';
-import type { ReceivedEvent } from '../kafka/received-event.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 
 /**
- * The events of a batch the conflict clause dropped: each copy beyond the one stored (a batch
+ * The event ids of a batch the conflict clause dropped: each copy beyond the one stored (a batch
  * can carry an event twice, or an event stored by an earlier batch). `insertedIds` are the ids
  * the insert returned, lower case.
  */
-export function repeatsOf(
-  events: readonly ReceivedEvent[],
-  insertedIds: readonly string[],
-): string[] {
+export function repeatsOf(eventIds: readonly string[], insertedIds: readonly string[]): string[] {
   const firstCopies = new Set(insertedIds);
   const repeats: string[] = [];
-  for (const event of events) {
-    const id = event.eventId.toLowerCase();
+  for (const eventId of eventIds) {
+    const id = eventId.toLowerCase();
     if (!firstCopies.delete(id)) repeats.push(id);
   }
   return repeats;

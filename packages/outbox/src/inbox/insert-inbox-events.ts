@@ -3,6 +3,43 @@ import type { ReceivedEvent } from '../kafka/received-event.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { countInboxRepeats, repeatsOf } from './count-inbox-repeats.ts';
 
+/** One `inbox_event` row as the INSERT binds it: text and numbers, made before any statement. */
+export interface InboxRow {
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly aggregateType: string;
+  readonly aggregateId: string;
+  readonly partitionKey: string;
+  readonly payloadJson: string;
+  readonly headersJson: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly occurredAt: string;
+}
+
+/**
+ * The row of a received event. The payload goes in as the message's own JSON text: the parsed
+ * value is never serialised again, because JSON.stringify overflows the stack on a value nested
+ * a few thousand levels deep that JSON.parse took. Throws when the event's content cannot make
+ * a row; the caller parks that event alone.
+ */
+export function inboxRowOf(event: ReceivedEvent, payloadJson: string): InboxRow {
+  return {
+    eventId: event.eventId,
+    eventType: event.eventType,
+    aggregateType: event.aggregateType,
+    aggregateId: event.aggregateId,
+    partitionKey: event.partitionKey,
+    payloadJson,
+    headersJson: JSON.stringify(event.headers),
+    topic: event.topic,
+    partition: event.partition,
+    offset: event.offset,
+    occurredAt: event.occurredAt.toISOString(),
+  };
+}
+
 /**
  * Stores received events with ONE statement of eleven array parameters, whatever the batch
  * size: a multi-row VALUES list would bind twelve parameters per row (and hit PostgreSQL's
@@ -15,10 +52,10 @@ import { countInboxRepeats, repeatsOf } from './count-inbox-repeats.ts';
 export async function insertInboxEvents(
   trx: Transaction<OutboxTables>,
   consumerGroup: string,
-  events: readonly ReceivedEvent[],
+  rows: readonly InboxRow[],
 ): Promise<string[]> {
-  if (events.length === 0) return [];
-  const column = <T>(pick: (event: ReceivedEvent) => T): T[] => events.map(pick);
+  if (rows.length === 0) return [];
+  const column = <T>(pick: (row: InboxRow) => T): T[] => rows.map(pick);
   const result = await sql<{ event_id: string }>`
     WITH inserted AS (
       INSERT INTO inbox_event (event_id, consumer_group, event_type, aggregate_type,
@@ -33,12 +70,12 @@ export async function insertInboxEvents(
         ${column((e) => e.aggregateType)}::text[],
         ${column((e) => e.aggregateId)}::text[],
         ${column((e) => e.partitionKey)}::text[],
-        ${column((e) => JSON.stringify(e.payload))}::jsonb[],
-        ${column((e) => JSON.stringify(e.headers))}::jsonb[],
+        ${column((e) => e.payloadJson)}::jsonb[],
+        ${column((e) => e.headersJson)}::jsonb[],
         ${column((e) => e.topic)}::text[],
         ${column((e) => e.partition)}::integer[],
         ${column((e) => e.offset)}::bigint[],
-        ${column((e) => e.occurredAt.toISOString())}::timestamptz[]
+        ${column((e) => e.occurredAt)}::timestamptz[]
       ) AS e(event_id, event_type, aggregate_type, aggregate_id, partition_key, payload,
         headers, topic, kafka_partition, kafka_offset, occurred_at)
       ON CONFLICT (event_id) DO NOTHING
@@ -47,6 +84,12 @@ export async function insertInboxEvents(
     SELECT event_id::text AS event_id FROM inserted
   `.execute(trx);
   const insertedIds = result.rows.map((row) => row.event_id);
-  await countInboxRepeats(trx, repeatsOf(events, insertedIds));
+  await countInboxRepeats(
+    trx,
+    repeatsOf(
+      rows.map((row) => row.eventId),
+      insertedIds,
+    ),
+  );
   return insertedIds;
 }

@@ -67,7 +67,8 @@ export async function startInboxWriter<DB extends OutboxTables>(
     const parked: ParkItem[] = [];
     for (const message of batch.messages) {
       const parsed = parseMessage(batch.topic, batch.partition, message, options.validate);
-      if (parsed.ok) accepted.push({ event: parsed.event, message });
+      if (parsed.ok)
+        accepted.push({ event: parsed.event, message, payloadJson: parsed.payloadJson });
       else
         parked.push({
           topic: batch.topic,

@@ -1,16 +1,19 @@
 import type { ConsumedMessage } from '../kafka-port/kafka-client.ts';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { dataErrorOf, refusedDataReason } from '../internal/data-error.ts';
+import { describe } from '../internal/state-log.ts';
 import { parkMessages, type ParkItem } from '../kafka/park.ts';
 import type { ReceivedEvent } from '../kafka/received-event.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { startEventSpan, tracingAvailable } from '../trace/spans.ts';
-import { insertInboxEvents } from './insert-inbox-events.ts';
+import { inboxRowOf, insertInboxEvents, type InboxRow } from './insert-inbox-events.ts';
 
 /** A parsed event with the message it came from (parked as is if PostgreSQL refuses it). */
 export interface AcceptedMessage {
   readonly event: ReceivedEvent;
   readonly message: ConsumedMessage;
+  /** The message's value as received (JSON text): stored as the payload. */
+  readonly payloadJson: string;
 }
 
 export interface StoredBatch {
@@ -18,7 +21,10 @@ export interface StoredBatch {
   readonly inserted: number;
   /** Their ids, lower case. */
   readonly insertedIds: readonly string[];
-  /** Events PostgreSQL refused to store; they were parked with the batch's rejects. */
+  /**
+   * Events that could not be stored (PostgreSQL refused their data, or no row could be made of
+   * them); they were parked with the batch's rejects.
+   */
   readonly refused: readonly ParkItem[];
 }
 
@@ -28,8 +34,9 @@ export interface StoredBatch {
  * refuses the data of an event (a NUL in jsonb, an index row too large...), that transaction
  * rolls back and a second one finds the refused events by halving the batch under
  * savepoints, parks them with the reason, and stores the others. The happy path pays nothing
- * for this. Any other error (PostgreSQL unreachable or restarting) is thrown, for the caller to
- * retry in place.
+ * for this. An event no row can be made of (whatever its content makes throw) is parked too,
+ * before any statement. Any other error (PostgreSQL unreachable or restarting) is thrown, for
+ * the caller to retry in place: it cannot come from one event's content.
  */
 export async function storeInboxBatch(
   db: Kysely<OutboxTables>,
@@ -64,7 +71,7 @@ export async function storeInboxBatch(
   batch.accepted.forEach(({ event, message }, i) => {
     const span = spans[i];
     if (span === undefined) return;
-    if (refused.has(message)) return span.end('parked: PostgreSQL refused its data');
+    if (refused.has(message)) return span.end('parked: its data cannot be stored');
     // A repeat within the batch: the first copy was stored, this one dropped.
     if (!inserted.delete(event.eventId.toLowerCase())) span.markDuplicate();
     span.end();
@@ -79,11 +86,38 @@ interface InboxBatch {
   readonly parked: readonly ParkItem[];
 }
 
+/** An accepted message with the row it is stored as. */
+interface StorableMessage {
+  readonly accepted: AcceptedMessage;
+  readonly row: InboxRow;
+}
+
+/** The row of each accepted message; a message whose row cannot be made is parked instead. */
+function rowsOf(batch: InboxBatch): { storable: StorableMessage[]; unstorable: ParkItem[] } {
+  const storable: StorableMessage[] = [];
+  const unstorable: ParkItem[] = [];
+  for (const accepted of batch.accepted) {
+    try {
+      storable.push({ accepted, row: inboxRowOf(accepted.event, accepted.payloadJson) });
+    } catch (error) {
+      unstorable.push({
+        topic: batch.topic,
+        partition: batch.partition,
+        message: accepted.message,
+        reason: `cannot be stored: ${describe(error)}`,
+      });
+    }
+  }
+  return { storable, unstorable };
+}
+
 async function storeAll(
   db: Kysely<OutboxTables>,
   consumerGroup: string,
   batch: InboxBatch,
 ): Promise<StoredBatch> {
+  const { storable, unstorable } = rowsOf(batch);
+  const rows = (items: readonly StorableMessage[]) => items.map((item) => item.row);
   const finish = async (
     trx: Transaction<OutboxTables>,
     insertedIds: readonly string[],
@@ -94,26 +128,26 @@ async function storeAll(
   };
   let firstRefusal: string;
   try {
-    return await db.transaction().execute(async (trx) => {
-      const events = batch.accepted.map((item) => item.event);
-      return finish(trx, await insertInboxEvents(trx, consumerGroup, events), []);
-    });
+    return await db
+      .transaction()
+      .execute(async (trx) =>
+        finish(trx, await insertInboxEvents(trx, consumerGroup, rows(storable)), unstorable),
+      );
   } catch (error) {
     const refusal = dataErrorOf(error);
     if (refusal === undefined) throw error;
     firstRefusal = refusedDataReason(refusal);
   }
   return db.transaction().execute(async (trx) => {
-    const refused: ParkItem[] = [];
+    const refused: ParkItem[] = [...unstorable];
     /** Inserts under a savepoint; a data error rolls back to it and is returned, not thrown. */
     const tryInsert = async (
-      items: readonly AcceptedMessage[],
+      items: readonly StorableMessage[],
     ): Promise<{ inserted: string[] } | { refusal: string }> => {
       if (items.length === 0) return { inserted: [] };
       await sql`SAVEPOINT inbox_isolate`.execute(trx);
       try {
-        const events = items.map((item) => item.event);
-        const inserted = await insertInboxEvents(trx, consumerGroup, events);
+        const inserted = await insertInboxEvents(trx, consumerGroup, rows(items));
         await sql`RELEASE SAVEPOINT inbox_isolate`.execute(trx);
         return { inserted };
       } catch (error) {
@@ -126,7 +160,7 @@ async function storeAll(
     };
     /** Stores `items`, which hold at least one refused event, half by half; parks the refused. */
     const isolate = async (
-      items: readonly AcceptedMessage[],
+      items: readonly StorableMessage[],
       reason: string,
     ): Promise<string[]> => {
       const [only] = items;
@@ -134,7 +168,7 @@ async function storeAll(
         refused.push({
           topic: batch.topic,
           partition: batch.partition,
-          message: only.message,
+          message: only.accepted.message,
           reason,
         });
         return [];
@@ -150,6 +184,6 @@ async function storeAll(
       }
       return inserted;
     };
-    return finish(trx, await isolate(batch.accepted, firstRefusal), refused);
+    return finish(trx, await isolate(storable, firstRefusal), refused);
   });
 }

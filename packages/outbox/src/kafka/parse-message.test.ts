@@ -39,6 +39,25 @@ describe('parseMessage', () => {
         offset: '42',
         headers: expect.objectContaining({ traceparent: '00-abc-def-01' }),
       },
+      payloadJson: '{"amount":10}',
+    });
+  });
+
+  it('hands on the JSON text as received, also when the parsed value cannot be serialised again', () => {
+    const depth = 10_000;
+    const value = `{"amount":10,"deep":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const result = parseMessage('t', 0, message({ value: Buffer.from(value) }));
+    expect(result.ok && result.payloadJson).toBe(value);
+    expect(() => JSON.stringify(result.ok && result.event.payload)).toThrow(RangeError);
+  });
+
+  it('turns a RangeError of the validator into a reason', () => {
+    const overflowing = (): string => {
+      throw new RangeError('Maximum call stack size exceeded');
+    };
+    expect(parseMessage('t', 0, message(), overflowing)).toEqual({
+      ok: false,
+      reason: 'validator threw: Maximum call stack size exceeded',
     });
   });
 

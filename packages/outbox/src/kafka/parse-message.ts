@@ -4,7 +4,15 @@ import { decodeHeaders, decodeUtf8, EVENT_HEADERS } from './event-headers.ts';
 import type { EventValidator, ReceivedEvent } from './received-event.ts';
 
 export type ParseResult =
-  | { readonly ok: true; readonly event: ReceivedEvent }
+  | {
+      readonly ok: true;
+      readonly event: ReceivedEvent;
+      /**
+       * The value's own JSON text, as received: what a receiver stores. Serialising `payload`
+       * again can throw on a value JSON.parse took (nested a few thousand levels deep).
+       */
+      readonly payloadJson: string;
+    }
   | { readonly ok: false; readonly reason: string };
 
 /**
@@ -70,7 +78,7 @@ export function parseMessage(
     }
     if (reason !== undefined) return { ok: false, reason };
   }
-  return { ok: true, event };
+  return { ok: true, event, payloadJson: text };
 }
 
 function firstValidDate(...candidates: readonly (string | number | undefined)[]): Date {

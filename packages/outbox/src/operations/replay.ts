@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { OutboxError } from '../errors.ts';
 import { outboxDb } from '../internal/views.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 
@@ -13,6 +14,20 @@ export interface ReplaySelection {
 }
 
 /**
+ * The publications of the CDC relay (outbox/cdc-relay.ts names them `outbox_cdc_<connector>`)
+ * that publish this schema's `outbox_event`: while one exists, a CDC relay publishes the outbox.
+ */
+async function cdcPublications(db: Kysely<OutboxTables>): Promise<string[]> {
+  const { rows } = await sql<{ pubname: string }>`
+    SELECT pubname FROM pg_publication_tables
+    WHERE schemaname = current_schema() AND tablename = 'outbox_event'
+      AND starts_with(pubname, 'outbox_cdc_')
+    ORDER BY pubname
+  `.execute(db);
+  return rows.map((row) => row.pubname);
+}
+
+/**
  * Queues published outbox rows again (sets `published_at` back to NULL), so the relay
  * republishes them through the normal path: in id order per key, ahead of newer rows of the
  * same key. For rebuilding read models, or after "Kafka lost its data". Consumers see
@@ -22,6 +37,10 @@ export interface ReplaySelection {
  * same statement. Were a key's rows split over statements (chunks by id), a running relay
  * could publish the key's newer rows between them, after the first part of the replay and
  * before the rest. Returns how many rows were queued.
+ *
+ * For the polling relay only. A CDC relay publishes rows as they are inserted and never sets
+ * `published_at`, so there is nothing to set back: with its publication in the database, this
+ * throws `REPLAY_UNDER_CDC` and changes nothing (docs/runbook.md says what to do instead).
  */
 export async function replayOutbox<DB extends OutboxTables>(
   dbIn: Kysely<DB>,
@@ -29,6 +48,17 @@ export async function replayOutbox<DB extends OutboxTables>(
   options: { readonly keysPerStatement?: number } = {},
 ): Promise<number> {
   const db = outboxDb(dbIn);
+  const publications = await cdcPublications(db);
+  if (publications.length > 0) {
+    throw new OutboxError(
+      'REPLAY_UNDER_CDC',
+      `replay is for the polling relay: this outbox is published by CDC (publication ${publications.join(', ')}), ` +
+        'which never sets published_at, so there is nothing to queue again. In CDC mode, republish ' +
+        "every row the table holds: stop the relay role, run 'outbox cdc remove --connector NAME --yes' " +
+        'and start the relay role again; its new connector snapshots the table (see "Replay after ' +
+        'Kafka lost data" in docs/runbook.md). A selected range cannot be replayed in CDC mode.',
+    );
+  }
   const keysPerStatement = options.keysPerStatement ?? 1000;
   const selected = sql`
     published_at IS NOT NULL

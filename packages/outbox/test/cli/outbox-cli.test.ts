@@ -237,6 +237,22 @@ it('replay queues the selected rows again', async () => {
   expect((await cli(['replay'])).code).toBe(2);
 });
 
+it('replay refuses an outbox a CDC relay publishes, and says what to do instead', async () => {
+  // What the CDC relay creates (cdc-relay.ts): its rows are never marked published.
+  const publication = `outbox_cdc_test_${randomUUID().replaceAll('-', '_')}`;
+  await enqueue('t', ['a', 'b']);
+  await sql`CREATE PUBLICATION ${sql.id(publication)} FOR TABLE outbox_event`.execute(testDb.db);
+  try {
+    const result = await cli(['replay', '--topic', 't']);
+    expect(result).toMatchObject({ code: 1, out: '' });
+    expect(result.err).toContain(`published by CDC (publication ${publication})`);
+    expect(result.err).toContain('outbox cdc remove --connector NAME --yes');
+  } finally {
+    await sql`DROP PUBLICATION ${sql.id(publication)}`.execute(testDb.db);
+  }
+  expect((await cli(['replay', '--topic', 't', '--json'])).out).toBe('{"queued":0}');
+});
+
 it('as a program: usage errors exit 2, a database that cannot be reached exits 1', async () => {
   const bin = fileURLToPath(new URL('../../src/cli/outbox.ts', import.meta.url));
   const run = async (args: string[], env: NodeJS.ProcessEnv) => {

@@ -14,6 +14,8 @@ import {
   useTestDb,
 } from '../support/harness.ts';
 import { createOrderTable, type OrderDb } from '../support/order-table.ts';
+import { OVERSIZED_TOPIC_CONFIG, oversizedPayloads } from '../support/oversized-payloads.ts';
+import { createConfiguredTopic } from '../support/topics.ts';
 
 const testDb = useTestDb('dedup_poison');
 let db: Kysely<OrderDb>;
@@ -103,4 +105,53 @@ it('parks at once an event whose data PostgreSQL refuses, parks NUL and non-UTF-
   expect(header(unknownType, 'event_type')).toEqual(Buffer.from('Payment\u0000Succeeded'));
   expect(notUtf8?.reason).toBe('header traceparent is not valid UTF-8');
   expect(header(notUtf8, 'traceparent')).toEqual(Buffer.from([0xff]));
+});
+
+it('applies deep, long and wide payloads once each, and the next message of the partition after them', async () => {
+  const kafka = createKafka();
+  const topic = await createConfiguredTopic(kafka, 'dedup-oversized', 1, OVERSIZED_TOPIC_CONFIG);
+  const orderId = 'order-oversized';
+  await db.insertInto('orders').values({ id: orderId, status: 'new', note: null }).execute();
+  const corpus = oversizedPayloads({ orderId, note: 'oversized' }).map((payload) => ({
+    ...eventMessage(orderId, 'PaymentSucceeded', {}),
+    value: payload.json,
+  }));
+  const after = eventMessage(orderId, 'PaymentSucceeded', { orderId, note: 'after' });
+  await produce(kafka, topic, [...corpus, after]);
+
+  const calls = new Map<string, number>();
+  const consumer = await startDedupConsumer<OrderDb>({
+    db,
+    kafka: kafkaClient(kafka),
+    logger: recordingLogger(),
+    options: {
+      groupId: `orders-${topic}`,
+      topics: [topic],
+      consumerName: 'order-status',
+      maxAttempts: 3,
+      backoff: { initialMs: 20, maxMs: 100 },
+    },
+    handle: async (trx, event) => {
+      calls.set(event.eventId, (calls.get(event.eventId) ?? 0) + 1);
+      const { note } = event.payload as { note: string };
+      await trx
+        .updateTable('orders')
+        .set({ status: 'paid', note })
+        .where('id', '=', orderId)
+        .execute();
+    },
+  });
+  try {
+    await pollUntil(
+      async () =>
+        (await count(testDb.db, `orders WHERE id = '${orderId}' AND note = 'after'`)) === 1,
+      { timeoutMs: 60_000, description: 'the message after the oversized ones applied' },
+    );
+  } finally {
+    await consumer.stop();
+  }
+  expect([...corpus, after].map((m) => calls.get(m.eventId))).toEqual(
+    [...corpus, after].map(() => 1),
+  );
+  expect(await count(testDb.db, `parked_message WHERE topic = '${topic}'`)).toBe(0);
 });

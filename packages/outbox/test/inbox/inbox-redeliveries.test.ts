@@ -31,7 +31,7 @@ function accepted(eventId: string, payload: unknown = {}): AcceptedMessage {
     attributes: 0,
     offset: event.offset,
   };
-  return { event, message };
+  return { event, message, payloadJson: JSON.stringify(payload) };
 }
 
 const store = (items: AcceptedMessage[]) =>

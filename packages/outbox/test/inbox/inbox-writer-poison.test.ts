@@ -4,7 +4,7 @@ import { pollUntil } from '@outbox-inbox/infra';
 import type { Message } from 'kafkajs';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
-import { createOutboxMetrics, startInboxWriter } from '../../src/index.ts';
+import { createOutboxMetrics, startInboxProcessor, startInboxWriter } from '../../src/index.ts';
 import {
   kafkaClient,
   count,
@@ -15,6 +15,8 @@ import {
   recordingLogger,
   useTestDb,
 } from '../support/harness.ts';
+import { OVERSIZED_TOPIC_CONFIG, oversizedPayloads } from '../support/oversized-payloads.ts';
+import { createConfiguredTopic } from '../support/topics.ts';
 
 const testDb = useTestDb('inbox_poison');
 
@@ -176,4 +178,71 @@ it('parks what PostgreSQL cannot store, raw bytes and reason, and stores the res
   expect(scrape).toMatch(
     new RegExp(`^parked_messages_total\\{consumer="${groupId}"\\} ${poison.length + 1}$`, 'm'),
   );
+});
+
+it('stores deep, long and wide payloads as received, parks those jsonb refuses, and the next message of the partition is stored and processed', async () => {
+  const kafka = createKafka();
+  const topic = await createConfiguredTopic(kafka, 'inbox-oversized', 1, OVERSIZED_TOPIC_CONFIG);
+  const corpus = oversizedPayloads({ i: 1 }).map((payload) => ({
+    ...payload,
+    message: { ...eventMessage('order-1', 'OrderCreated', {}), value: payload.json },
+  }));
+  const before = eventMessage('order-1', 'OrderCreated', { i: 0 });
+  const after = eventMessage('order-1', 'OrderCreated', { i: 2 });
+  await produce(kafka, topic, [before, ...corpus.map((c) => c.message), after]);
+
+  const writer = await startInboxWriter({
+    db: testDb.db,
+    kafka: kafkaClient(kafka),
+    logger: recordingLogger(),
+    options: { groupId: `payments-${topic}`, topics: [topic] },
+  });
+  const processor = startInboxProcessor({
+    db: testDb.db,
+    logger: recordingLogger(),
+    options: { pollIntervalMs: 50 },
+    handlers: { OrderCreated: async () => undefined },
+  });
+  const storable = corpus.filter((c) => c.storable);
+  const refused = corpus.filter((c) => !c.storable);
+  const ofTopic = `topic = '${topic}'`;
+  try {
+    await pollUntil(
+      async () =>
+        (await count(testDb.db, `inbox_event WHERE ${ofTopic} AND processed`)) ===
+          storable.length + 2 &&
+        (await count(testDb.db, `parked_message WHERE ${ofTopic}`)) === refused.length,
+      {
+        timeoutMs: 60_000,
+        description: `${storable.length + 2} rows stored and processed, ${refused.length} parked`,
+      },
+    );
+  } finally {
+    await processor.stop();
+    await writer.stop();
+  }
+
+  const stored = await sql<{ event_id: string; same: boolean }>`
+    SELECT i.event_id::text AS event_id, i.payload = (e.json)::jsonb AS same
+    FROM inbox_event i JOIN unnest(${corpus.map((c) => c.message.eventId)}::uuid[],
+      ${corpus.map((c) => c.json)}::text[]) AS e(event_id, json) ON e.event_id = i.event_id
+    WHERE i.topic = ${topic} ORDER BY i.seq`.execute(testDb.db);
+  expect(stored.rows).toEqual(storable.map((c) => ({ event_id: c.message.eventId, same: true })));
+  const parked = await sql<{ message_value: Buffer; reason: string }>`
+    SELECT message_value, reason FROM parked_message WHERE topic = ${topic} ORDER BY id`.execute(
+    testDb.db,
+  );
+  expect(parked.rows.map((row) => row.message_value.toString())).toEqual(
+    refused.map((c) => c.json),
+  );
+  for (const row of parked.rows)
+    expect(row.reason).toMatch(/^PostgreSQL refused the data: 54001 stack depth limit exceeded/);
+  // The message after them all went through: stored last, and processed.
+  const last = await testDb.db
+    .selectFrom('inbox_event')
+    .select(['event_id', 'processed'])
+    .where('topic', '=', topic)
+    .orderBy('seq', 'desc')
+    .executeTakeFirst();
+  expect(last).toEqual({ event_id: after.eventId, processed: true });
 });
