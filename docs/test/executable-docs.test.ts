@@ -18,7 +18,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
 import {
   commandBlocks,
-  outputsByBlock,
+  blocksOf,
   printed,
   sessionScript,
   type CommandBlock,
@@ -58,7 +58,18 @@ async function runDocument(file: string, section?: string): Promise<string[]> {
   // A document (or a section) that lost its blocks would otherwise pass by checking nothing.
   expect(runnable.length, `${file}: no runnable sh block`).toBeGreaterThan(0);
   const { code, output } = await bash(['-c', sessionScript(runnable)]);
-  const outputs = outputsByBlock(output, runnable.length);
+  const ran = blocksOf(output, runnable.length);
+  const outputs = ran.map((block) => block.output);
+  // Where a document's minutes go, in the test's log: the suite's timing table stops at files.
+  console.log(
+    ran
+      .map(({ seconds }, n) => {
+        const block = runnable[n];
+        const took = seconds === undefined ? '(did not end)' : `${seconds.toFixed(1)} s`;
+        return `${file}:${block?.line ?? '?'} (${block?.section ?? '?'}): ${took}`;
+      })
+      .join('\n'),
+  );
   const problems: string[] = [];
   if (code !== 0) {
     const failed = runnable[outputs.length - 1];

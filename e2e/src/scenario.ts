@@ -130,7 +130,7 @@ export async function runScenario(
     return killed;
   };
   let failed = false;
-  clock.lap('start');
+  clock.lap(`start (${system.startedIn})`);
   try {
     const load = startLoad({
       baseUrl: system.orderUrl,

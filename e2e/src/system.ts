@@ -88,6 +88,8 @@ export interface System {
   readonly relayMode: RelayMode;
   /** Where role processes record the deaths they inject (see faults/fault-hooks.ts). */
   readonly faultLog: string;
+  /** Where the start's seconds went: `servers 5.1, databases 1.9, roles 6.8`. */
+  readonly startedIn: string;
   /** Stops every process and server; `keepLogs` leaves the stack's folder for a post-mortem. */
   down(options?: { keepLogs?: boolean }): Promise<void>;
 }
@@ -191,12 +193,21 @@ export async function startSystem(options: SystemOptions): Promise<System> {
       `${options.name}: a cluster or Kafka Connect is a server of its own; say why in ownServers`,
     );
   const shared = options.ownServers === undefined ? sharedServers() : undefined;
+  let lapStart = performance.now();
+  const laps: string[] = [];
+  const lap = (phase: string) => {
+    laps.push(`${phase} ${((performance.now() - lapStart) / 1000).toFixed(1)}`);
+    lapStart = performance.now();
+  };
   const stack = shared
     ? await stackOnSharedServers(options.name, shared)
     : await stackWithOwnServers(options.name, options.kafkaBrokers ?? 1, relayMode);
+  lap(shared ? 'shared servers' : 'servers');
   const databaseUrls = await createDatabases(stack, shared ? sharedDatabaseName : (name) => name);
+  lap('databases');
   const faultLog = path.join(stacksHome(), stack.name, 'injected-faults.jsonl');
   const roles = await startRoles(stack, { ...options, databaseUrls, faultLog });
+  lap('roles');
 
   const portOf = (name: string): number => roles.find((r) => r.name === name)?.port ?? 0;
   const orderDb = resilientPool(databaseOf(databaseUrls, orderService.name));
@@ -210,6 +221,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     roles,
     relayMode,
     faultLog,
+    startedIn: laps.join(', '),
     async down(options = {}) {
       await Promise.all([orderDb.end(), paymentDb.end()]);
       const brokers = stack.kafkaBrokers;

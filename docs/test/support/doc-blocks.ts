@@ -95,32 +95,45 @@ export function printed(output: string, expected: string): boolean {
   return new RegExp(pattern).test(output);
 }
 
-const blockMarker = (n: number) => `<<<docs-test block ${n}>>>`;
+/** Where block `n` starts in the transcript, with the time it started (epoch seconds). */
+const blockMarker = (n: number) => new RegExp(`<<<docs-test block ${n} at ([0-9.]+)>>>`);
 
 /**
  * One bash script running `blocks` in order: the transcript splits back into each block's
  * output at the markers it prints, and the last marker printed names the block that failed.
+ * Each marker carries the time it was printed, so the blocks' durations can be told.
  */
 export function sessionScript(blocks: readonly CommandBlock[]): string {
+  const marker = (n: number) => `printf '\\n<<<docs-test block ${n} at %s>>>\\n' "$(date +%s.%N)"`;
   return [
     'set -euo pipefail',
     // One stream, in the order it was printed.
     'exec 2>&1',
-    ...blocks.flatMap((block, n) => [`printf '\\n%s\\n' '${blockMarker(n)}'`, block.commands]),
-    `printf '\\n%s\\n' '${blockMarker(blocks.length)}'`,
+    ...blocks.flatMap((block, n) => [marker(n), block.commands]),
+    marker(blocks.length),
   ].join('\n');
+}
+
+/** Each started block's output, by its index, with its seconds (undefined if it did not end). */
+export function blocksOf(
+  transcript: string,
+  count: number,
+): { output: string; seconds: number | undefined }[] {
+  const blocks: { output: string; seconds: number | undefined }[] = [];
+  for (let n = 0; n < count; n++) {
+    const start = blockMarker(n).exec(transcript);
+    if (start === null) break;
+    const from = start.index + start[0].length;
+    const end = blockMarker(n + 1).exec(transcript.slice(from));
+    blocks.push({
+      output: transcript.slice(from, end === null ? undefined : from + end.index).trim(),
+      seconds: end === null ? undefined : Number(end[1]) - Number(start[1]),
+    });
+  }
+  return blocks;
 }
 
 /** Each block's output, by its index; a block that never started has none. */
 export function outputsByBlock(transcript: string, count: number): string[] {
-  const outputs: string[] = [];
-  for (let n = 0; n < count; n++) {
-    const start = transcript.indexOf(blockMarker(n));
-    if (start === -1) break;
-    const end = transcript.indexOf(blockMarker(n + 1), start);
-    outputs.push(
-      transcript.slice(start + blockMarker(n).length, end === -1 ? undefined : end).trim(),
-    );
-  }
-  return outputs;
+  return blocksOf(transcript, count).map((block) => block.output);
 }
