@@ -27,6 +27,20 @@ export type RowOutcome =
   /** Another attempt claimed the row while this one ran past its lease: nothing was written. */
   | { readonly kind: 'lost' };
 
+/**
+ * The claim's write transaction never began: no pooled connection came within the pool's
+ * timeout (every connection busy while PostgreSQL is slow), or BEGIN failed. No handler wrote
+ * anything. `untried` are the attempts spent on that wait alone (a `call` that failed or timed
+ * out did use its attempt, and is not among them); the processor gives them back.
+ */
+export class WriteNotStarted extends Error {
+  readonly untried: readonly InboxRow[];
+  constructor(untried: readonly InboxRow[], cause: unknown) {
+    super(`the inbox write transaction did not start: ${describe(cause)}`, { cause });
+    this.untried = untried;
+  }
+}
+
 /** A handler's own failure (thrown or timed out), as opposed to the database failing. */
 class HandlerFailed extends Error {
   constructor(cause: unknown) {
@@ -53,6 +67,7 @@ interface Attempt<DB> {
  * beside it keep their work; every row done is marked `processed` in that transaction, which
  * commits once. Each row's effect and mark commit together or not at all, as they would in a
  * transaction of their own, at one commit (one WAL flush) for the claim instead of one per row.
+ * Throws WriteNotStarted when that transaction could not begin.
  */
 export async function handleClaimedRows<DB extends OutboxTables>(
   deps: ClaimedRowsDeps<DB>,
@@ -61,10 +76,21 @@ export async function handleClaimedRows<DB extends OutboxTables>(
 ): Promise<{ readonly row: InboxRow; readonly outcome: RowOutcome }[]> {
   const attempts = rows.map((row) => startAttempt(deps, row));
   await Promise.all(attempts.map((attempt) => call(deps, attempt)));
+  let begun = false;
   try {
-    await deps.db.transaction().execute((trx) => writeAttempts(deps, trx, attempts));
+    await deps.db.transaction().execute((trx) => {
+      begun = true;
+      return writeAttempts(deps, trx, attempts);
+    });
   } catch (error) {
     for (const attempt of attempts) attempt.span.end(error);
+    if (!begun) {
+      const untried = attempts.filter((attempt) => attempt.outcome === undefined);
+      throw new WriteNotStarted(
+        untried.map((attempt) => attempt.row),
+        error,
+      );
+    }
     throw error;
   }
   return attempts.map((attempt) => {

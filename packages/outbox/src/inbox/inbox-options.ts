@@ -69,7 +69,13 @@ export interface InboxWriterOptions {
 }
 
 export interface InboxProcessorOptions {
-  /** Workers, each handling one claim at a time (never two rows of one key at once). */
+  /**
+   * Workers, each handling one claim at a time (never two rows of one key at once). A worker
+   * holds at most one pooled connection at a time (a second one for a moment to cancel a hung
+   * handler's query) and none during a calling handler's `call`, so concurrency may exceed the
+   * pool: the extra workers wait for a connection, and a wait past the pool's timeout costs no
+   * attempt (see startInboxProcessor). Size the pool for the workers that write at once.
+   */
   readonly concurrency: number;
   /**
    * Heads of keys one worker claims at once (default 16) and handles in one transaction, each

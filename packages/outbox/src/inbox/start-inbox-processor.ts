@@ -13,7 +13,8 @@ import type { CommitNotifier } from '../outbox/commit-notifier.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import type { Worker } from '../worker.ts';
 import { claimInboxRows, type InboxRow } from './claim-inbox-rows.ts';
-import { handleClaimedRows, type RowOutcome } from './handle-claimed-rows.ts';
+import { giveBackAttempts, type CountedAttempt } from './give-back-attempts.ts';
+import { handleClaimedRows, WriteNotStarted, type RowOutcome } from './handle-claimed-rows.ts';
 import type { InboxHandler } from './inbox-handler.ts';
 import {
   resolveInboxProcessorOptions,
@@ -47,6 +48,9 @@ export interface InboxProcessorDeps<DB extends OutboxTables> {
  * row gets a backoff, and is marked dead (with its error) after `maxAttempts`. Because the
  * count comes first, a handler that hangs or takes its process down uses up attempts too, and
  * its row goes dead instead of being retried first in line for ever.
+ *
+ * An attempt whose write transaction never began (no pooled connection within the pool's
+ * timeout, PostgreSQL slow) is given back: an infrastructure hiccup must not walk rows to dead.
  */
 export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcessorDeps<DB>): Worker {
   const options = resolveInboxProcessorOptions(deps.options);
@@ -69,13 +73,52 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
         })
       : undefined;
 
-  /** One claim and its rows' attempts; false when nothing was due. */
-  const processClaim = async (progress: ProgressReporter | undefined): Promise<boolean> => {
-    const rows = await claimInboxRows(db, {
+  // Attempts whose write transaction never began, by event id: the claim counted them, then the
+  // pool had no connection for the write within its timeout (or BEGIN failed), so no handler
+  // wrote anything. They are given back by the next claim, on the connection it holds anyway.
+  // Taking the write's connection before the claim and keeping it to the commit would close
+  // the gap for plain handlers, but a calling handler's `call` runs between claim and write
+  // and must hold no connection (see CallingInboxHandler; payment-service runs more workers
+  // than its pool has connections for that reason), so the gap stays and is compensated.
+  // The count still does its job: a handler that hangs or fails, a `call` that fails, or a
+  // process that dies before giving back keeps its attempt counted.
+  const owed = new Map<string, number>();
+
+  const claim = async (): Promise<InboxRow[]> => {
+    const claimOptions = {
       limit: options.batchSize,
       maxAttempts: options.maxAttempts,
       leaseMs: options.handlerTimeoutMs,
-    });
+    };
+    if (owed.size === 0) return claimInboxRows(db, claimOptions);
+    const giving: CountedAttempt[] = [...owed].map(([eventId, attempts]) => ({
+      eventId,
+      attempts,
+    }));
+    owed.clear();
+    let given = false;
+    try {
+      return await db.connection().execute(async (connection) => {
+        await giveBackAttempts(connection, giving);
+        given = true;
+        return claimInboxRows(connection, claimOptions);
+      });
+    } catch (error) {
+      if (!given) owe(giving);
+      throw error;
+    }
+  };
+
+  const owe = (attempts: readonly CountedAttempt[]): void => {
+    for (const { eventId, attempts: count } of attempts) {
+      // A later claim's count of the row replaces an older one.
+      if ((owed.get(eventId) ?? 0) <= count) owed.set(eventId, count);
+    }
+  };
+
+  /** One claim and its rows' attempts; false when nothing was due. */
+  const processClaim = async (progress: ProgressReporter | undefined): Promise<boolean> => {
+    const rows = await claim();
     progress?.hasWork(rows.length > 0);
     if (rows.length === 0) return false;
     // There may be more: the next idle worker looks while this one handles these rows.
@@ -90,10 +133,18 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
       }
     }
     if (open.length === 0) return true;
-    const handled = await handleClaimedRows(
-      { db: deps.db, handlers: deps.handlers, hooks: deps.hooks, options },
-      open,
-    );
+    let handled: Awaited<ReturnType<typeof handleClaimedRows>>;
+    try {
+      handled = await handleClaimedRows(
+        { db: deps.db, handlers: deps.handlers, hooks: deps.hooks, options },
+        open,
+      );
+    } catch (error) {
+      if (error instanceof WriteNotStarted) {
+        owe(error.untried.map((row) => ({ eventId: row.event_id, attempts: row.attempts })));
+      }
+      throw error;
+    }
     for (const { row, outcome } of handled) report(row, outcome, progress);
     if (handled.some(({ outcome }) => outcome.kind === 'processed')) deps.relayNotifier?.notify();
     return true;
@@ -170,6 +221,17 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
       stopping.wake();
       for (let i = 0; i < options.concurrency; i++) work.wake();
       await done;
+      // What no later claim gave back; if PostgreSQL still does not answer, the attempts stay
+      // counted, as those of a process that dies.
+      await giveBackAttempts(
+        db,
+        [...owed].map(([eventId, attempts]) => ({ eventId, attempts })),
+      ).catch((error: unknown) =>
+        logger.warn(
+          { component: 'inbox-processor', err: error },
+          'could not give back attempts whose write never began; they stay counted',
+        ),
+      );
       await listener?.stop();
       await deps.relayNotifier?.idle();
       logger.info({ component: 'inbox-processor' }, 'inbox processor stopped');
