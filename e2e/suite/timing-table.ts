@@ -43,16 +43,21 @@ export function testFiles(result: StageResult, root: string): TimedItem[] {
     .sort((a, b) => b.seconds - a.seconds);
 }
 
-/** Each test of a stage (a scenario, for the e2e stage) with its duration, slowest first. */
+/**
+ * Each test of a stage (a scenario, for the e2e stage) that took a second or more, named by
+ * its file and title, with its duration, slowest first.
+ */
 export function tests(result: StageResult): TimedItem[] {
   const report = readReport(result.vitestReport);
   return (report?.testResults ?? [])
-    .flatMap((file) => file.assertionResults)
-    .map((test) => ({
-      name: test.fullName,
-      seconds: (test.duration ?? 0) / 1000,
-      passed: test.status !== 'failed',
-    }))
+    .flatMap((file) =>
+      file.assertionResults.map((test) => ({
+        name: `${path.basename(file.name, '.test.ts')} › ${test.fullName}`,
+        seconds: (test.duration ?? 0) / 1000,
+        passed: test.status !== 'failed',
+      })),
+    )
+    .filter((test) => test.seconds >= 1 || !test.passed)
     .sort((a, b) => b.seconds - a.seconds);
 }
 
@@ -112,7 +117,7 @@ export function timingReport(
       byStart.map((r) => [r.name, minutes(r.startedAt), minutes(r.seconds), verdict(r.passed)]),
     ),
     '',
-    '## Resilience scenarios (e2e)',
+    '## Resilience scenarios (e2e; tests under a second left out)',
     '',
     table(
       ['scenario', 'wall', 'result'],
