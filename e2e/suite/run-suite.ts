@@ -9,9 +9,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRepoRoot } from '@outbox-inbox/infra';
-import { runStage, type StageResult } from './run-stage.ts';
+import { runStage } from './run-stage.ts';
 import { runStages } from './run-stages.ts';
-import { stages, type Stage } from './stages.ts';
+import { stages } from './stages.ts';
 import { testCounts, timingReport } from './timing-table.ts';
 
 const { values } = parseArgs({
@@ -28,11 +28,7 @@ if (unknown.length > 0) {
   console.error(`no stage ${unknown.join(', ')}; known: ${stages.map((s) => s.name).join(', ')}`);
   process.exit(2);
 }
-const selected = only
-  ? stages
-      .filter((stage) => only.includes(stage.name))
-      .map((stage) => ({ ...stage, after: stage.after?.filter((name) => only.includes(name)) }))
-  : stages;
+const selected = only ? stages.filter((stage) => only.includes(stage.name)) : stages;
 
 const root = findRepoRoot();
 const logDir = path.join(root, 'e2e', 'report', 'suite');
@@ -57,18 +53,6 @@ const results = await runStages(selected, {
     );
     console.log(readFileSync(result.logFile, 'utf8').trimEnd());
     console.log(`${clock()} ${mark} ${result.name} ─── end of its output\n`);
-  },
-  notRun: (stage: Stage, because: string): StageResult => {
-    const logFile = path.join(logDir, `${stage.name}.log`);
-    writeFileSync(logFile, `not run: ${because}\n`);
-    return {
-      name: stage.name,
-      passed: false,
-      startedAt: 0,
-      seconds: 0,
-      logFile,
-      vitestReport: undefined,
-    };
   },
 });
 

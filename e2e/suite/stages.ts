@@ -1,8 +1,8 @@
 /**
  * What `./pnpm test` runs: every check of the repository as a stage, a command in a folder.
- * Stages run side by side, up to `concurrency` at once, longest first; a stage waits for those
- * it names in `after`. What waits on servers (the scenarios, the mutations) overlaps with what
- * needs the cores (type checks, lint, the packages' tests), which is what two cores allow.
+ * Stages run side by side, up to `concurrency` at once, longest first: what waits on servers
+ * (the scenarios, the mutations) overlaps with what needs the cores (type checks, lint, the
+ * packages' tests), which is what two cores allow.
  */
 export interface Stage {
   readonly name: string;
@@ -12,8 +12,6 @@ export interface Stage {
   readonly args: readonly string[];
   /** A vitest run: the runner adds a JSON report, for the timing table's test files. */
   readonly vitest?: boolean;
-  /** Stages that must have passed before this one starts. */
-  readonly after?: readonly string[];
   /** Extra environment. */
   readonly env?: Readonly<Record<string, string>>;
 }
