@@ -118,7 +118,16 @@ export async function runScenario(
     takenDown[component] = (takenDown[component] ?? 0) + 1;
     lastFaultAt = Date.now();
   };
+  // A scenario on the shared servers that reaches for a server says what it forgot.
+  const mayBreak = (component: string, control: string): void => {
+    if (!system.onSharedServers || system.roles.some((role) => role.name === component)) return;
+    throw new Error(
+      `scenario ${name} runs on the suite's shared servers and may not ${control} ${component}: ` +
+        `give it system.ownServers with the reason (docs/contributing.md, "Add a scenario")`,
+    );
+  };
   const kill = async (component: string): Promise<boolean> => {
+    mayBreak(component, 'kill');
     // What the victim counted in memory so far: a sample after the kill cannot read it.
     await observer.sampleNow();
     const killed = await system.stack.kill(component);
@@ -171,6 +180,7 @@ export async function runScenario(
           );
         },
         stop: async (component) => {
+          mayBreak(component, 'stop');
           await system.stack.stop(component);
           noteDown(component);
           faults.push(`${component} stopped`);

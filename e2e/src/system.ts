@@ -88,6 +88,8 @@ export interface System {
   readonly relayMode: RelayMode;
   /** Where role processes record the deaths they inject (see faults/fault-hooks.ts). */
   readonly faultLog: string;
+  /** On the suite's shared servers: the scenario may break its roles, never a server. */
+  readonly onSharedServers: boolean;
   /** Where the start's seconds went: `servers 5.1, databases 1.9, roles 6.8`. */
   readonly startedIn: string;
   /** Stops every process and server; `keepLogs` leaves the stack's folder for a post-mortem. */
@@ -221,6 +223,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     roles,
     relayMode,
     faultLog,
+    onSharedServers: shared !== undefined,
     startedIn: laps.join(', '),
     async down(options = {}) {
       await Promise.all([orderDb.end(), paymentDb.end()]);
