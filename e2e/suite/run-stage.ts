@@ -49,13 +49,17 @@ export function runStage(
   delete env['FORCE_COLOR'];
   const child = spawn(resolveCommand(options.root, stage.command), args, {
     cwd: path.join(options.root, stage.cwd),
-    env: { ...env, NO_COLOR: '1', ...stage.env },
+    env: { ...env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.pipe(log, { end: false });
   child.stderr.pipe(log, { end: false });
   return new Promise((resolve) => {
+    let finished = false;
+    // A child that could not start emits both 'error' and 'close': the first one counts.
     const finish = (passed: boolean, why?: string) => {
+      if (finished) return;
+      finished = true;
       if (why) log.write(`\n${why}\n`);
       log.end(() =>
         resolve({

@@ -12,8 +12,6 @@ export interface Stage {
   readonly args: readonly string[];
   /** A vitest run: the runner adds a JSON report, for the timing table's test files. */
   readonly vitest?: boolean;
-  /** Extra environment. */
-  readonly env?: Readonly<Record<string, string>>;
 }
 
 const vitest = (name: string, cwd: string, ...args: string[]): Stage => ({
