@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findRepoRoot } from '@outbox-inbox/infra';
+import { findRepoRoot, type Stack } from '@outbox-inbox/infra';
 import type { Mutation } from './catalog.ts';
 
 export interface MutationOutcome {
@@ -103,7 +103,7 @@ function firstFailure(report: VitestJson): Failure | undefined {
  */
 export async function runMutation(
   mutation: Mutation,
-  options: { keep: boolean },
+  options: { keep: boolean; servers: Stack },
 ): Promise<MutationOutcome> {
   const started = Date.now();
   const root = findRepoRoot();
@@ -134,10 +134,16 @@ export async function runMutation(
     const pkg = packageOf(mutation);
     const jsonFile = path.join(copy, 'mutation-result.json');
     const kafkaLibs = path.join(root, 'infra', 'kafka', 'target');
-    const env = {
+    const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...(existsSync(path.join(kafkaLibs, 'libs')) ? { KAFKA_HOME: kafkaLibs } : {}),
+      // The tests' global set-ups take these servers as external ones instead of starting
+      // their own (infra's and the e2e suite's alike).
+      STACK_PROVIDER: 'external',
+      STACK_POSTGRES_URL: options.servers.postgresUrl(),
+      KAFKA_BROKERS: options.servers.kafkaBrokers.join(','),
     };
+    delete env['DATABASE_URL'];
     run(
       path.join(copy, pkg, 'node_modules', '.bin', 'vitest'),
       [
