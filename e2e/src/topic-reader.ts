@@ -50,7 +50,12 @@ export async function readWholeTopic(
   const messages: TopicMessage[] = [];
   if (remaining.size === 0) return messages;
 
-  const consumer = kafka.consumer({ groupId: `e2e-reader-${topic}-${process.pid}-${Date.now()}` });
+  // It reads what is there, so a fetch need not wait for more: on a cluster, the disconnect
+  // below waits for the fetch still open to each node, for as long as the fetch may wait.
+  const consumer = kafka.consumer({
+    groupId: `e2e-reader-${topic}-${process.pid}-${Date.now()}`,
+    maxWaitTimeInMs: 100,
+  });
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   try {
