@@ -470,7 +470,9 @@ export class Stack {
     // The roles and Kafka Connect (a process or a container) first, while the servers they
     // use still answer; side by side, each within its own stop timeout.
     const clients = records.filter((r) => r.kind === 'process' || serverOf(r.name) === 'connect');
-    await Promise.all(clients.map(({ name }) => remove(name)));
+    await Promise.all(
+      clients.map(({ name }) => (serverOf(name) === 'connect' ? end(name) : remove(name))),
+    );
     // Kafka's nodes together: stopped one after another, the last one has lost its controller
     // quorum and waits out its whole stop timeout for a controlled shutdown nobody can grant.
     const kafkaNodes = records.filter((r) => !clients.includes(r) && isKafkaNodeName(r.name));
