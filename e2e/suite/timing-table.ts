@@ -23,8 +23,11 @@ export interface TimedItem {
 }
 
 const seconds = (value: number) => `${value.toFixed(0)} s`;
-const minutes = (value: number) =>
-  `${Math.floor(value / 60)}:${String(Math.round(value % 60)).padStart(2, '0')}`;
+/** `9:60` never: seconds are rounded before they are split into minutes. */
+export function minutes(value: number): string {
+  const total = Math.round(value);
+  return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, '0')}`;
+}
 
 function readReport(file: string | undefined): VitestReport | undefined {
   if (file === undefined || !existsSync(file)) return undefined;
