@@ -13,6 +13,8 @@ export type { ConnectWorkerPlace } from './components/connect.ts';
 export { connectImageName, connectWorkerEnv } from './docker/connect-image.ts';
 export type { InfraErrorCode } from './errors.ts';
 export { pollUntil } from './poll.ts';
+export { statementCountingPool } from './testing/statement-counting-pool.ts';
+export type { SentStatement } from './testing/statement-counting-pool.ts';
 export { untilStopSignal } from './stop-signal.ts';
 export { findFreePort } from './ports.ts';
 export { devPorts } from './dev-ports.ts';

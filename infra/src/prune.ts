@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { PGBOUNCER_COMPONENT } from './components/pgbouncer.ts';
 import { controlsFor } from './component-driver.ts';
 import { isAlive } from './process/process-identity.ts';
 import { listStackNames, readState, stackDir, type StackState } from './state-file.ts';
@@ -42,12 +43,19 @@ export function leftoverStacks(env: NodeJS.ProcessEnv, now = Date.now()): string
 /** The folders a stack's files live in: its own, and PostgreSQL's when it lives elsewhere. */
 export function stackFolders(state: StackState, env: NodeJS.ProcessEnv): string[] {
   const dir = stackDir(state.name, env);
-  const outside = Object.values(state.components).flatMap((record) =>
-    (record.kind === 'postgres' || record.kind === 'kafka') &&
-    !record.dataDir.startsWith(`${dir}${path.sep}`)
-      ? [path.dirname(record.dataDir)]
-      : [],
-  );
+  const inside = (folder: string) => folder.startsWith(`${dir}${path.sep}`);
+  const outside = Object.values(state.components).flatMap((record) => {
+    if ((record.kind === 'postgres' || record.kind === 'kafka') && !inside(record.dataDir))
+      return [path.dirname(record.dataDir)];
+    // PgBouncer's config moves out with PostgreSQL's data, for the same reason (definePgBouncer).
+    if (
+      record.name === PGBOUNCER_COMPONENT &&
+      record.kind === 'process' &&
+      !inside(record.launch.cwd)
+    )
+      return [record.launch.cwd];
+    return [];
+  });
   return [dir, ...outside];
 }
 

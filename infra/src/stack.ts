@@ -8,6 +8,8 @@ import { defineServer } from './define-server.ts';
 import { removeNetworks } from './docker/docker-driver.ts';
 import { InfraError } from './errors.ts';
 import { awaitExternal } from './external/external-components.ts';
+import { definePgBouncer, findPgBouncer, PGBOUNCER_COMPONENT } from './components/pgbouncer.ts';
+import { findFreePort } from './ports.ts';
 import { pauseLocal, resumeLocal } from './process/freeze.ts';
 import { isAlive } from './process/process-identity.ts';
 import type { LaunchSpec } from './process/launch.ts';
@@ -191,6 +193,38 @@ export class Stack {
     const url = new URL(this.#record('postgres').endpoints['url'] ?? '');
     url.pathname = `/${database}`;
     return url.toString();
+  }
+
+  /**
+   * Connection string to a database through the stack's PgBouncer (see `addPgBouncer`): the
+   * same database, pooled in transaction mode.
+   */
+  pooledPostgresUrl(database = 'postgres'): string {
+    const url = new URL(this.#record(PGBOUNCER_COMPONENT).endpoints['url'] ?? '');
+    url.pathname = `/${database}`;
+    return url.toString();
+  }
+
+  /**
+   * Starts PgBouncer in transaction mode in front of the stack's PostgreSQL (local, in a
+   * container or external), on a free port, its config and log in the stack's folder; one
+   * already added is only started. `pooledPostgresUrl` names its databases; `kill`, `stop` and
+   * `start` work on it as on any component, and `down` stops it after the roles.
+   */
+  async addPgBouncer(options: { poolSize?: number } = {}): Promise<void> {
+    if (!(PGBOUNCER_COMPONENT in this.state.components)) {
+      this.#update(
+        PGBOUNCER_COMPONENT,
+        definePgBouncer({
+          dir: path.join(stackDir(this.name, this.#env), PGBOUNCER_COMPONENT),
+          port: await findFreePort(),
+          postgresUrl: this.postgresUrl(),
+          poolSize: options.poolSize ?? 20,
+          binary: findPgBouncer(this.#env),
+        }),
+      );
+    }
+    await this.start(PGBOUNCER_COMPONENT);
   }
 
   /** Kafka Connect's REST API (the stack must run Kafka Connect: see `addServer`). */
@@ -469,16 +503,22 @@ export class Stack {
     const end = options.keepFiles ? remove : discard;
     // The roles and Kafka Connect (a process or a container) first, while the servers they
     // use still answer; side by side, each within its own stop timeout.
-    const clients = records.filter((r) => r.kind === 'process' || serverOf(r.name) === 'connect');
+    const clients = records.filter(
+      (r) =>
+        (r.kind === 'process' && r.name !== PGBOUNCER_COMPONENT) || serverOf(r.name) === 'connect',
+    );
     await Promise.all(
       clients.map(({ name }) => (serverOf(name) === 'connect' ? end(name) : remove(name))),
     );
+    // The pooler once the roles that use it have stopped, before the PostgreSQL behind it.
+    const poolers = records.filter((r) => r.name === PGBOUNCER_COMPONENT);
+    await Promise.all(poolers.map(({ name }) => remove(name)));
     // Kafka's nodes together: stopped one after another, the last one has lost its controller
     // quorum and waits out its whole stop timeout for a controlled shutdown nobody can grant.
     const kafkaNodes = records.filter((r) => !clients.includes(r) && isKafkaNodeName(r.name));
     await Promise.all(kafkaNodes.map(({ name }) => end(name)));
-    for (const { name } of records.filter((r) => !clients.includes(r) && !kafkaNodes.includes(r)))
-      await end(name);
+    const stopped = [...clients, ...poolers, ...kafkaNodes];
+    for (const { name } of records.filter((r) => !stopped.includes(r))) await end(name);
     await removeNetworks(records.filter((record) => record.kind === 'container'));
     if (options.keepFiles) {
       // Kept for a post-mortem: no longer owned, so reapOrphans() leaves the files alone.

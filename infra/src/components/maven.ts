@@ -1,7 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { InfraError } from '../errors.ts';
+import { withFolderLock } from './folder-lock.ts';
+
+/** A first resolution downloads about 100 MB from Maven Central; later ones copy from ~/.m2. */
+const MAVEN_LOCK_TIMEOUT_MS = 10 * 60_000;
 
 /** A Maven project of infra/ that resolves (and maybe builds) the jars a JVM server runs on. */
 export interface MavenJars {
@@ -41,43 +46,19 @@ export function resolveMavenJars(project: MavenJars): string {
     statSync(pom).mtimeMs,
     ...(project.sources ?? []).map((source) => newestChange(path.join(project.projectDir, source))),
   );
-  if (!existsSync(marker) || statSync(marker).mtimeMs < inputsChanged) {
-    const mvn = spawnSync('mvn', ['-v'], { encoding: 'utf8' });
-    if (mvn.error || mvn.status !== 0) {
-      throw new InfraError(
-        'MAVEN_MISSING',
-        `Maven (\`mvn\`) not found: it resolves the jars of ${project.what}`,
-        { hint: 'install it (Debian: `apt-get install maven`)' },
-      );
-    }
-    const result = spawnSync(
-      'mvn',
-      [
-        '-q',
-        '-B',
-        '-f',
-        pom,
-        ...(project.goals ?? []),
-        'dependency:copy-dependencies',
-        `-DoutputDirectory=${libs}`,
-        '-DincludeScope=runtime',
-      ],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  const upToDate = (): boolean => existsSync(marker) && statSync(marker).mtimeMs >= inputsChanged;
+  if (!upToDate()) {
+    // One Maven at a time per local repository, whatever the project or the clone: two that
+    // fetch the same jar into ~/.m2 at once leave the other one copying it half written (Maven
+    // 3.8 takes no lock there). Looked at again under the lock: the process that held it has
+    // usually just resolved them.
+    withFolderLock(
+      path.join(os.homedir(), '.m2', '.outbox-inbox-resolving'),
+      { what: `resolving the jars of ${project.what}`, timeoutMs: MAVEN_LOCK_TIMEOUT_MS },
+      () => {
+        if (!upToDate()) runMaven(project, pom, libs, marker);
+      },
     );
-    if (result.status !== 0) {
-      const logFile = path.join(project.projectDir, 'target', 'maven.log');
-      mkdirSync(path.dirname(logFile), { recursive: true });
-      writeFileSync(logFile, `${result.stdout}\n${result.stderr}`);
-      throw new InfraError(
-        'MAVEN_FAILED',
-        `Maven could not resolve the jars of ${project.what} from Maven Central`,
-        {
-          hint: `check that Maven Central is reachable (\`mvn -f ${path.relative(process.cwd(), pom)} dependency:resolve\`)`,
-          logFile,
-        },
-      );
-    }
-    writeFileSync(marker, `${new Date().toISOString()}\n`);
   }
   if (!readdirSync(libs).some((file) => file.startsWith(project.requiredJar))) {
     throw new InfraError('MAVEN_FAILED', `no ${project.requiredJar} jar in ${libs}`, {
@@ -85,4 +66,43 @@ export function resolveMavenJars(project: MavenJars): string {
     });
   }
   return libs;
+}
+
+function runMaven(project: MavenJars, pom: string, libs: string, marker: string): void {
+  const mvn = spawnSync('mvn', ['-v'], { encoding: 'utf8' });
+  if (mvn.error || mvn.status !== 0) {
+    throw new InfraError(
+      'MAVEN_MISSING',
+      `Maven (\`mvn\`) not found: it resolves the jars of ${project.what}`,
+      { hint: 'install it (Debian: `apt-get install maven`)' },
+    );
+  }
+  const result = spawnSync(
+    'mvn',
+    [
+      '-q',
+      '-B',
+      '-f',
+      pom,
+      ...(project.goals ?? []),
+      'dependency:copy-dependencies',
+      `-DoutputDirectory=${libs}`,
+      '-DincludeScope=runtime',
+    ],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  if (result.status !== 0) {
+    const logFile = path.join(project.projectDir, 'target', 'maven.log');
+    mkdirSync(path.dirname(logFile), { recursive: true });
+    writeFileSync(logFile, `${result.stdout}\n${result.stderr}`);
+    throw new InfraError(
+      'MAVEN_FAILED',
+      `Maven could not resolve the jars of ${project.what} from Maven Central`,
+      {
+        hint: `check that Maven Central is reachable (\`mvn -f ${path.relative(process.cwd(), pom)} dependency:resolve\`)`,
+        logFile,
+      },
+    );
+  }
+  writeFileSync(marker, `${new Date().toISOString()}\n`);
 }

@@ -24,6 +24,8 @@ export const postgresServerSettings: Readonly<Record<string, string>> = Object.f
 const durablePostgresSettings: Readonly<Record<string, string>> = Object.freeze({
   fsync: 'on',
   full_page_writes: 'on',
+  // The bench counts statements per role (B10); a library only the server's start can load.
+  shared_preload_libraries: 'pg_stat_statements',
 });
 
 /** The server settings of a stack's PostgreSQL, durable or as tests run it. */
@@ -151,11 +153,12 @@ export function definePostgres(options: {
 }
 
 /**
- * The folder PostgreSQL's data and socket live in, as seen by the user it runs as. A clone
- * under a private folder (`mktemp -d`, /root) cannot be entered by that user; its server
- * then lives under the system temp folder instead, named after the stack's own folder.
+ * The folder PostgreSQL's data and socket (or PgBouncer's config) live in, as seen by the user
+ * it runs as. A clone under a private folder (`mktemp -d`, /root) cannot be entered by that
+ * user; its server then lives under the system temp folder instead, named after the stack's
+ * own folder.
  */
-function reachableBy(user: { uid: number; gid: number }, dir: string): string {
+export function reachableBy(user: { uid: number; gid: number }, dir: string): string {
   let existing = dir;
   while (!existsSync(existing)) existing = path.dirname(existing);
   // Folders created below `existing` get mode 755, so entering `existing` is what decides.
