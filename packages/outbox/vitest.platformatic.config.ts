@@ -17,6 +17,7 @@ export default defineConfig({
       'test/inbox/postgres-restart.test.ts',
       'test/dedup-consumer/**/*.test.ts',
       'test/kafka/consumer-hooks.test.ts',
+      'test/kafka/consumer-failover.test.ts',
       'test/kafka/heartbeat-during-batch.test.ts',
     ],
     exclude: [...configDefaults.exclude, 'test/relay/claim-plan.test.ts'],

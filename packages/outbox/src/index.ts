@@ -82,7 +82,9 @@ export type { InboxWriterDeps } from './inbox/start-inbox-writer.ts';
 export { startInboxProcessor } from './inbox/start-inbox-processor.ts';
 export type { InboxProcessorDeps } from './inbox/start-inbox-processor.ts';
 export type {
+  BatchInboxHandler,
   CallingInboxHandler,
+  InboxBatchItem,
   InboxHandler,
   TransactionalInboxHandler,
 } from './inbox/inbox-handler.ts';
@@ -106,7 +108,7 @@ export type { DeadInboxEvent } from './inbox/dead-rows.ts';
 // Dedup consumer (ordinary consumers: a processed_event row in the effect's transaction)
 export { applyOnce } from './dedup-consumer/apply-once.ts';
 export { startDedupConsumer } from './dedup-consumer/start-dedup-consumer.ts';
-export type { DedupConsumerDeps } from './dedup-consumer/start-dedup-consumer.ts';
+export type { DedupConsumerDeps, DedupEffect } from './dedup-consumer/start-dedup-consumer.ts';
 export type { DedupConsumerOptions, DedupConsumerHooks } from './dedup-consumer/dedup-options.ts';
 
 // Operations

@@ -4,8 +4,9 @@ import type { EventValidator } from '../kafka/received-event.ts';
 /** Moments of the dedup consumer's unit of work a caller can act at; none in a deployment. */
 export interface DedupConsumerHooks {
   /**
-   * The event's effect and its `processed_event` row are committed and the batch's offset is
-   * NOT: a crash here re-delivers the event, and `processed_event` must drop it.
+   * The event's effect and its `processed_event` row are committed (with the rest of its set)
+   * and the batch's offset is NOT: a crash here re-delivers the event, and `processed_event`
+   * must drop it. Called for each applied event of a set, in offset order, after its commit.
    */
   readonly afterApply?: (event: {
     readonly eventId: string;
@@ -34,9 +35,9 @@ export interface DedupConsumerOptions {
   readonly maxAttempts?: number;
   readonly backoff?: Partial<BackoffOptions>;
   /**
-   * Partitions whose batches are applied at the same time (default 3), each message in its own
-   * transaction on a pooled connection; one partition's messages stay in order. One at a time,
-   * every event of every partition waited for the commit (a WAL flush) of the one before it.
+   * Partitions whose batches are applied at the same time (default 3), each batch in its own
+   * transaction on a pooled connection; one partition's messages stay in order. One partition
+   * at a time, every batch waited for the commit (a WAL flush) of another partition's before it.
    */
   readonly partitionsConsumedConcurrently?: number;
 }

@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { OutboxTables } from '../schema/tables.ts';
 
 /**
@@ -18,12 +18,14 @@ export function repeatsOf(eventIds: readonly string[], insertedIds: readonly str
 
 /**
  * Adds each repeat to its stored row's `redeliveries`, in the transaction that dropped it, so
- * the count commits (or rolls back) with the batch. One statement, and only when a batch had
+ * the count commits (or rolls back) with the batch; a batch stored in autocommit (nothing to
+ * park) counts right after its INSERT, and a crash between the two loses only that count (the
+ * redelivery that follows is counted). One statement, and only when a batch had
  * repeats: the common path pays nothing. An event repeated twice in one batch counts twice.
  * The row is matched by `event_id` alone, the key the conflict clause dropped the copy on.
  */
 export async function countInboxRepeats(
-  trx: Transaction<OutboxTables>,
+  trx: Kysely<OutboxTables>,
   repeats: readonly string[],
 ): Promise<void> {
   if (repeats.length === 0) return;

@@ -2,12 +2,14 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { backoffDelay } from '../internal/backoff.ts';
 import { describe } from '../internal/state-log.ts';
 import { outboxTrx } from '../internal/views.ts';
+import { AnnouncedWriter } from '../outbox/announced-writer.ts';
+import { ANNOUNCE_WRITER } from '../relay/commit-order-fence.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { startEventSpan, type EventSpan } from '../trace/spans.ts';
 import { AttemptGuard } from './attempt-guard.ts';
 import type { InboxRow } from './claim-inbox-rows.ts';
 import type { InboxEvent } from './inbox-event.ts';
-import type { InboxHandler } from './inbox-handler.ts';
+import { isBatchHandler, type BatchInboxHandler, type InboxHandler } from './inbox-handler.ts';
 import type { InboxProcessorHooks, InboxProcessorOptions } from './inbox-options.ts';
 import { withTimeout } from './with-timeout.ts';
 
@@ -67,6 +69,8 @@ interface Attempt<DB> {
  * beside it keep their work; every row done is marked `processed` in that transaction, which
  * commits once. Each row's effect and mark commit together or not at all, as they would in a
  * transaction of their own, at one commit (one WAL flush) for the claim instead of one per row.
+ * The rows of a batch handler share one savepoint and one `applyBatch`; if it fails, it is
+ * rolled back and each of its rows is applied alone, as above, so a failure stays its row's.
  * Throws WriteNotStarted when that transaction could not begin.
  */
 export async function handleClaimedRows<DB extends OutboxTables>(
@@ -141,13 +145,15 @@ async function call<DB extends OutboxTables>(
     return;
   }
   const beforeHandler = deps.hooks?.beforeHandler;
+  // A batch handler's `call` is optional; without one its events' result is undefined.
+  const invoke = isBatchHandler(handler) ? handler.call?.bind(handler) : handler.call.bind(handler);
   const aborts = new AbortController();
   try {
     const result = await attempt.span.activate(() =>
       withTimeout(
         (async () => {
           if (beforeHandler !== undefined) await beforeHandler(attempt.event);
-          return handler.call(attempt.event, aborts.signal);
+          return invoke === undefined ? undefined : invoke(attempt.event, aborts.signal);
         })(),
         deps.options.handlerTimeoutMs,
         () => {
@@ -182,8 +188,12 @@ async function writeAttempts<DB extends OutboxTables>(
   // for a moment while rechecking it (READ COMMITTED), and skipping then would drop a healthy
   // attempt until its lease ended. Nothing holds the lock longer: a claim never takes a row
   // that is locked.
+  // It also announces the transaction as an outbox writer (writer lock, then xid), so that
+  // handlers' `enqueue`s send no statement of their own for it: the transaction holds an xid
+  // from this statement on anyway (its row locks). The fence waits for the transaction from
+  // here to its commit, which the short write transaction allows.
   const locked = await sql<{ event_id: string; pid: number }>`
-    SELECT i.event_id, pg_backend_pid() AS pid,
+    SELECT i.event_id, pg_backend_pid() AS pid, ${ANNOUNCE_WRITER},
       set_config('statement_timeout', ${`${options.statementTimeoutMs}ms`}, true),
       set_config('idle_in_transaction_session_timeout', ${`${options.statementTimeoutMs}ms`}, true)
     FROM inbox_event i
@@ -196,18 +206,17 @@ async function writeAttempts<DB extends OutboxTables>(
   `.execute(trx);
   const ours = new Set(locked.rows.map((row) => row.event_id));
   const pid = locked.rows[0]?.pid;
+  const announced = typedTrx.withPlugin(new AnnouncedWriter());
   const done: Attempt<DB>[] = [];
-  for (const attempt of attempts) {
-    if (!ours.has(attempt.row.event_id) || pid === undefined) {
-      attempt.outcome = { kind: 'lost' };
-      continue;
-    }
-    if (attempt.outcome === undefined) {
+  const batches = new Map<BatchInboxHandler<DB, unknown>, Attempt<DB>[]>();
+  /** Runs one row's write in a savepoint of its own; a failure rolls back to it and counts. */
+  const writeAlone = async (attempt: Attempt<DB>, work: () => Work<DB>): Promise<void> => {
+    if (attempt.outcome === undefined && pid !== undefined) {
       await sql`SAVEPOINT inbox_row`.execute(trx);
       try {
-        await write(deps, typedTrx, attempt, pid);
+        await guardedWrite(deps, announced, [attempt], pid, work());
         done.push(attempt);
-        continue;
+        return;
       } catch (error) {
         if (!(error instanceof HandlerFailed)) throw error;
         await sql`ROLLBACK TO SAVEPOINT inbox_row`.execute(trx);
@@ -215,6 +224,37 @@ async function writeAttempts<DB extends OutboxTables>(
       }
     }
     await recordFailure(trx, options, attempt.row, attempt.outcome);
+  };
+  for (const attempt of attempts) {
+    if (!ours.has(attempt.row.event_id) || pid === undefined) {
+      attempt.outcome = { kind: 'lost' };
+      continue;
+    }
+    const { handler } = attempt;
+    if (attempt.outcome === undefined && isBatchHandler(handler)) {
+      batches.set(handler, [...(batches.get(handler) ?? []), attempt]);
+      continue;
+    }
+    await writeAlone(attempt, () => rowWork(deps, attempt));
+  }
+  for (const [handler, batch] of batches) {
+    if (pid === undefined) break;
+    const applyAll = batchWork(handler, batch);
+    // The happy path: the whole batch in one savepoint, its statements not growing with it.
+    if (batch.length > 1) {
+      await sql`SAVEPOINT inbox_batch`.execute(trx);
+      try {
+        await guardedWrite(deps, announced, batch, pid, applyAll);
+        done.push(...batch);
+        continue;
+      } catch (error) {
+        if (!(error instanceof HandlerFailed)) throw error;
+        // Some row of the batch failed, maybe one only: nothing of the batch stays, and each
+        // row is applied alone below, so only the rows that fail alone lose their attempt.
+        await sql`ROLLBACK TO SAVEPOINT inbox_batch`.execute(trx);
+      }
+    }
+    for (const attempt of batch) await writeAlone(attempt, () => batchWork(handler, [attempt]));
   }
   for (const attempt of done) {
     await deps.hooks?.beforeMarkProcessed?.({
@@ -232,41 +272,75 @@ async function writeAttempts<DB extends OutboxTables>(
   for (const attempt of done) attempt.outcome = { kind: 'processed' };
 }
 
-/** One row's handler (or a calling handler's `apply`) in the batch's transaction. */
-async function write<DB extends OutboxTables>(
+/** A write in the claim's transaction, given the transaction its handler sees. */
+type Work<DB> = (trx: Transaction<DB>) => Promise<void>;
+
+/** One row's handler, or a calling handler's `apply` with what its `call` returned. */
+function rowWork<DB extends OutboxTables>(
+  deps: ClaimedRowsDeps<DB>,
+  attempt: Attempt<DB>,
+): Work<DB> {
+  const { handler, event } = attempt;
+  if (typeof handler === 'function') {
+    const beforeHandler = deps.hooks?.beforeHandler;
+    return async (trx) => {
+      if (beforeHandler !== undefined) await beforeHandler(event);
+      await handler(trx, event);
+    };
+  }
+  if (handler !== undefined && !isBatchHandler(handler) && attempt.called !== undefined) {
+    const { result } = attempt.called;
+    return (trx) => handler.apply(trx, event, result);
+  }
+  throw new Error(`inbox row ${event.eventId} reached its write without a handler's result`);
+}
+
+/** A batch handler's `applyBatch` for `batch`, each event with what its `call` returned. */
+function batchWork<DB extends OutboxTables>(
+  handler: BatchInboxHandler<DB, unknown>,
+  batch: readonly Attempt<DB>[],
+): Work<DB> {
+  const items = batch.map((attempt) => {
+    if (attempt.called === undefined) {
+      throw new Error(`inbox row ${attempt.event.eventId} reached its write without a result`);
+    }
+    return { event: attempt.event, result: attempt.called.result };
+  });
+  return (trx) => handler.applyBatch(trx, items);
+}
+
+/**
+ * Runs `work` for `attempts` within what is left of their lease (all of `handlerTimeoutMs`
+ * for a handler with no `call`); throws HandlerFailed when it throws or times out. Past the
+ * timeout, the handler's transaction is closed to it and a query it has running is cancelled.
+ */
+async function guardedWrite<DB extends OutboxTables>(
   deps: ClaimedRowsDeps<DB>,
   trx: Transaction<DB>,
-  attempt: Attempt<DB>,
+  attempts: readonly Attempt<DB>[],
   pid: number,
+  work: Work<DB>,
 ): Promise<void> {
-  const { handler, event } = attempt;
   const { options } = deps;
   const guard = new AttemptGuard();
   const guarded = trx.withPlugin(guard);
-  let work: () => Promise<void>;
-  let timeoutMs = options.handlerTimeoutMs;
-  if (typeof handler === 'function') {
-    const beforeHandler = deps.hooks?.beforeHandler;
-    work = async () => {
-      if (beforeHandler !== undefined) await beforeHandler(event);
-      await handler(guarded, event);
-    };
-  } else if (handler !== undefined && attempt.called !== undefined) {
-    const { result } = attempt.called;
-    work = () => handler.apply(guarded, event, result);
-    // What is left of the attempt's lease after its `call`.
-    timeoutMs = Math.max(options.handlerTimeoutMs - (performance.now() - attempt.started), 1000);
-  } else {
-    throw new Error(`inbox row ${event.eventId} reached its write without a handler's result`);
-  }
+  // What is left of the attempts' lease after their `call`s (none for a plain handler).
+  const started = Math.min(
+    ...attempts.map((a) => (typeof a.handler === 'function' ? Infinity : a.started)),
+  );
+  const timeoutMs = Number.isFinite(started)
+    ? Math.max(options.handlerTimeoutMs - (performance.now() - started), 1000)
+    : options.handlerTimeoutMs;
+  const run = () =>
+    withTimeout(work(guarded), timeoutMs, async () => {
+      guard.close();
+      // Stops a query the handler has running, so the rollback need not wait for it.
+      await sql`SELECT pg_cancel_backend(${pid})`.execute(deps.db).catch(() => undefined);
+    });
+  const [only] = attempts;
   try {
-    await attempt.span.activate(() =>
-      withTimeout(work(), timeoutMs, async () => {
-        guard.close();
-        // Stops a query the handler has running, so the rollback need not wait for it.
-        await sql`SELECT pg_cancel_backend(${pid})`.execute(deps.db).catch(() => undefined);
-      }),
-    );
+    // One row's write continues its event's trace; a batch's belongs to no single one.
+    await (attempts.length === 1 && only !== undefined ? only.span.activate(run) : run());
   } catch (error) {
     throw new HandlerFailed(error);
   } finally {

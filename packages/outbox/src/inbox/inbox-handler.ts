@@ -23,7 +23,39 @@ export interface CallingInboxHandler<DB, Result> {
   apply(trx: Transaction<DB>, event: InboxEvent, result: Result): Promise<void>;
 }
 
+/** One event of a batch, with what its `call` returned (undefined without a `call`). */
+export interface InboxBatchItem<Result> {
+  readonly event: InboxEvent;
+  readonly result: Result;
+}
+
+/**
+ * The batch form, for a hot event type: `applyBatch` writes the effects of all of a claim's
+ * events of the type with a number of statements that does not grow with them (INSERT …
+ * SELECT FROM unnest, `enqueueMany`), instead of a few statements per event. The per-event
+ * handlers above stay the simple default; write this form when one type carries the load.
+ *
+ * Poison isolation stays exact: when `applyBatch` throws, its writes are rolled back and each
+ * event is applied again alone (`applyBatch` with one item, in a savepoint of its own), so only
+ * the events that fail alone fail, and each spends only its own attempt. `applyBatch` must
+ * therefore give each event the effect it would have alone (claims never hold two events of
+ * one partition key). The optional `call` runs per event as a CallingInboxHandler's does, with
+ * no transaction; the processor's `beforeHandler` hook runs there too, for every event.
+ */
+export interface BatchInboxHandler<DB, Result> {
+  call?(event: InboxEvent, signal: AbortSignal): Promise<Result>;
+  applyBatch(trx: Transaction<DB>, items: readonly InboxBatchItem<Result>[]): Promise<void>;
+}
+
 export type InboxHandler<DB> =
   | TransactionalInboxHandler<DB>
   // The result type is each handler's own business; `apply` gets what its own `call` returned.
-  | CallingInboxHandler<DB, unknown>;
+  | CallingInboxHandler<DB, unknown>
+  | BatchInboxHandler<DB, unknown>;
+
+/** Whether `handler` is the batch form. */
+export function isBatchHandler<DB>(
+  handler: InboxHandler<DB> | undefined,
+): handler is BatchInboxHandler<DB, unknown> {
+  return typeof handler === 'object' && 'applyBatch' in handler;
+}

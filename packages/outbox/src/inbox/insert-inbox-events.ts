@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ReceivedEvent } from '../kafka/received-event.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { countInboxRepeats, repeatsOf } from './count-inbox-repeats.ts';
@@ -47,10 +47,12 @@ export function inboxRowOf(event: ReceivedEvent, payloadJson: string): InboxRow 
  * `unnest` yields the rows in array order, so `seq` follows the Kafka offsets of the batch.
  * Repeats (already stored, or twice in this batch) are dropped by the conflict clause and
  * counted in their stored row's `redeliveries` (a second statement, only when there are some).
+ * `trx` is the batch's transaction, or the database itself when the INSERT is all there is to
+ * store (autocommit).
  * Returns the ids of the rows that were new (as PostgreSQL writes a uuid: lower case).
  */
 export async function insertInboxEvents(
-  trx: Transaction<OutboxTables>,
+  trx: Kysely<OutboxTables>,
   consumerGroup: string,
   rows: readonly InboxRow[],
 ): Promise<string[]> {

@@ -70,6 +70,7 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
           // Wakes one idle worker; each claim that finds a row wakes the next (below). Waking
           // them all sent every worker's claim after the same head: 7.8 claims per row in B7.
           onNotify: () => work.wakeOne(),
+          onHeard: () => metrics?.notificationsHeardTotal.inc({ channel: INBOX_CHANNEL }),
         })
       : undefined;
 

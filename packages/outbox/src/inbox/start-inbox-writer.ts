@@ -145,6 +145,7 @@ export async function startInboxWriter<DB extends OutboxTables>(
     logger,
     backoff,
     eachBatch,
+    membership: metrics?.stalls.reporter('inbox-writer', 'group membership'),
   });
   const unwatchLag = metrics?.consumerLag.watch(deps.kafka, options.groupId, options.topics);
   return {

@@ -30,7 +30,8 @@ export interface StoredBatch {
 
 /**
  * Stores one Kafka batch in one transaction: its events with one INSERT, its rejects in
- * `parked_message` (the caller wakes the processors after the commit). When PostgreSQL
+ * `parked_message` (the caller wakes the processors after the commit); a batch with nothing to
+ * park is that one INSERT alone, in autocommit. When PostgreSQL
  * refuses the data of an event (a NUL in jsonb, an index row too large...), that transaction
  * rolls back and a second one finds the refused events by halving the batch under
  * savepoints, parks them with the reason, and stores the others. The happy path pays nothing
@@ -128,6 +129,12 @@ async function storeAll(
   };
   let firstRefusal: string;
   try {
+    // Nothing to park: the INSERT is the batch's one statement, in autocommit, without a
+    // BEGIN and a COMMIT around it (its repeats, if any, are counted by a second one).
+    if (batch.parked.length === 0 && unstorable.length === 0) {
+      const insertedIds = await insertInboxEvents(db, consumerGroup, rows(storable));
+      return { inserted: insertedIds.length, insertedIds, refused: [] };
+    }
     return await db
       .transaction()
       .execute(async (trx) =>

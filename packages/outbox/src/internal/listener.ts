@@ -13,6 +13,8 @@ export interface ListenerDeps {
   readonly backoff: BackoffOptions;
   /** Called per notification, and after every (re)connect: notifications may have been missed. */
   readonly onNotify: () => void;
+  /** Called per notification received, only: what shows the LISTEN really hears. */
+  readonly onHeard?: (() => void) | undefined;
 }
 
 /**
@@ -35,7 +37,9 @@ export function startListener(deps: ListenerDeps): { stop(): Promise<void> } {
       connection.on('error', () => gone.wake());
       connection.on('end', () => gone.wake());
       connection.on('notification', (message) => {
-        if (message.channel === deps.channel) deps.onNotify();
+        if (message.channel !== deps.channel) return;
+        deps.onHeard?.();
+        deps.onNotify();
       });
       try {
         await connection.connect();

@@ -1,5 +1,6 @@
 import type { BackoffOptions } from '../internal/backoff.ts';
 import type { Logger } from '../logger.ts';
+import type { ProgressReporter } from '../operations/stall-watch.ts';
 import type { Worker } from '../worker.ts';
 
 /**
@@ -139,6 +140,11 @@ export interface ConsumerSpec {
   readonly backoff: BackoffOptions;
   /** Handles one batch; the offsets are committed by the handler, through `control`. */
   readonly eachBatch: (batch: ConsumedBatch, control: BatchControl) => Promise<void>;
+  /**
+   * Told while the member waits to be given partitions again after a rebalance began (work
+   * waiting: its stall shows in `/health/ready`), by the adapters that can tell.
+   */
+  readonly membership?: ProgressReporter | undefined;
 }
 
 export interface AdminOptions {

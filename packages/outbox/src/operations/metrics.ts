@@ -23,6 +23,11 @@ export interface OutboxMetrics {
   readonly inboxHandlerFailuresTotal: Counter;
   readonly inboxDeadTotal: Counter;
   readonly inboxAttemptsLostTotal: Counter;
+  /**
+   * NOTIFYs the relay's or processor's LISTEN connection received, by channel: flat while
+   * rows flow, the wake-ups come from polling alone (a LISTEN behind a transaction pooler).
+   */
+  readonly notificationsHeardTotal: Counter<'channel'>;
   readonly parkedTotal: Counter<'consumer'>;
   readonly dedupAppliedTotal: Counter<'consumer'>;
   readonly dedupDuplicatesTotal: Counter<'consumer'>;
@@ -43,6 +48,11 @@ export interface OutboxMetricsOptions {
   readonly stallAfterMs?: number;
   /** Caching and timeout of the consumer lag read on scrape. */
   readonly consumerLag?: Partial<ConsumerLagOptions>;
+  /**
+   * A scrape within this long of the last backlog query answers from it (default 2000 ms): the
+   * gauges cost one query every few seconds however often, and however many, scrapers ask.
+   */
+  readonly backlogCacheMs?: number;
   /**
    * Who publishes the outbox. With `cdc` nothing marks rows published, so the unpublished
    * gauges (`outbox_unpublished_events`, `outbox_oldest_unpublished_age_seconds`) would count
@@ -69,8 +79,8 @@ interface Snapshot {
  * consumer groups that registered. With `db`, the backlog gauges (unpublished
  * count, age of the oldest unpublished row, rows held by the commit-order fence and the age of
  * the oldest, inbox backlog, age of the oldest unprocessed row, dead rows, parked messages) are
- * computed by one query per scrape; a failed query keeps the
- * last values, so a scrape never fails because PostgreSQL is down.
+ * computed by one query, at most once per `backlogCacheMs`; a failed query keeps the last
+ * values, so a scrape never fails because PostgreSQL is down.
  */
 export function createOutboxMetrics<DB extends OutboxTables>(
   registry: Registry,
@@ -140,6 +150,12 @@ export function createOutboxMetrics<DB extends OutboxTables>(
       help: 'Inbox attempts dropped because their row was claimed again after its lease ended (a handler or process slower than the handler timeout)',
       registers,
     }),
+    notificationsHeardTotal: new Counter({
+      name: 'outbox_listen_notifications_total',
+      help: 'NOTIFYs received on the LISTEN connection of a relay or inbox processor, by channel; flat while rows flow means wake-ups by polling alone',
+      labelNames: ['channel'],
+      registers,
+    }),
     parkedTotal: new Counter({
       name: 'parked_messages_total',
       help: 'Kafka messages parked (malformed or rejected) and skipped',
@@ -207,7 +223,12 @@ export function createOutboxMetrics<DB extends OutboxTables>(
     },
   });
   if (db !== undefined) {
-    registerBacklogGauges(registry, outboxDb(db), options.outboxPublishedBy ?? 'relay');
+    registerBacklogGauges(
+      registry,
+      outboxDb(db),
+      options.outboxPublishedBy ?? 'relay',
+      options.backlogCacheMs ?? DEFAULT_BACKLOG_CACHE_MS,
+    );
   }
   return metrics;
 }
@@ -215,10 +236,13 @@ export function createOutboxMetrics<DB extends OutboxTables>(
 /** Longest a scrape waits for the backlog query before it answers with the last values. */
 const SNAPSHOT_TIMEOUT_MS = 2000;
 
+const DEFAULT_BACKLOG_CACHE_MS = 2000;
+
 function registerBacklogGauges(
   registry: Registry,
   db: Kysely<OutboxTables>,
   publishedBy: 'relay' | 'cdc',
+  cacheMs: number,
 ): void {
   let last: Snapshot = {
     unpublished: 0,
@@ -231,11 +255,17 @@ function registerBacklogGauges(
     parked: 0,
     outboxFailed: 0,
   };
-  // One query per scrape serves every gauge; concurrent collects share it.
+  let readAt = Number.NEGATIVE_INFINITY;
+  // One query serves every gauge of a scrape, concurrent scrapes, and every scrape within
+  // `cacheMs` of it.
   let pending: Promise<Snapshot> | undefined;
   const read = async (): Promise<Snapshot> => {
+    if (Date.now() - readAt < cacheMs) return last;
     pending ??= readSnapshot(db, publishedBy)
-      .then((snapshot) => (last = snapshot))
+      .then((snapshot) => {
+        readAt = Date.now();
+        return (last = snapshot);
+      })
       .catch(() => last)
       .finally(() => (pending = undefined));
     // A query stuck behind a lock must not hang the scrape: answer with the last values.

@@ -73,11 +73,39 @@ export async function runRetention<DB extends OutboxTables>(
   dbIn: Kysely<DB>,
   options: RetentionOptions,
 ): Promise<RetentionResult> {
-  const db = outboxDb(dbIn);
+  const result = await runRetentionBatches(outboxDb(dbIn), options, undefined);
+  return result ?? toResult({});
+}
+
+/**
+ * {@link runRetention} with every batch in a transaction of its own that first takes the
+ * transaction-level advisory lock `lockId`: undefined, deleting nothing, when another holds it
+ * at the first batch; a run that meets it later stops there, keeping what it deleted. The lock
+ * lives no longer than one transaction, so it works on any connection, through a pooler in
+ * transaction mode too, where a session lock would stay on whichever server connection took it.
+ */
+export async function runRetentionLocked<DB extends OutboxTables>(
+  dbIn: Kysely<DB>,
+  options: RetentionOptions,
+  lockId: bigint,
+): Promise<RetentionResult | undefined> {
+  return runRetentionBatches(outboxDb(dbIn), options, lockId);
+}
+
+async function runRetentionBatches(
+  db: Kysely<OutboxTables>,
+  options: RetentionOptions,
+  lockId: bigint | undefined,
+): Promise<RetentionResult | undefined> {
   const batchSize = validBatchSize(options.batchSize ?? 1000);
   const deleted: Record<string, number> = {};
-  for (const step of retentionPlan(options, Date.now())) {
-    deleted[step.table] = await drain(db, step, batchSize);
+  const steps = retentionPlan(options, Date.now());
+  for (const step of steps) {
+    const drained = await drain(db, step, batchSize, lockId);
+    deleted[step.table] = drained.deleted;
+    if (drained.lockTaken) continue;
+    if (step === steps[0] && drained.deleted === 0) return undefined;
+    break;
   }
   return toResult(deleted);
 }
@@ -159,26 +187,47 @@ function retentionPlan(options: RetentionOptions, now: number): RetentionStep[] 
   return steps;
 }
 
-/** Deletes a step's rows `batchSize` at a time, each batch its own statement. */
+/**
+ * Deletes a step's rows `batchSize` at a time, each batch its own statement, or its own
+ * transaction under `lockId`; `lockTaken` false when a batch found the lock held and stopped.
+ */
 async function drain(
   db: Kysely<OutboxTables>,
   step: RetentionStep,
   batchSize: number,
-): Promise<number> {
+  lockId: bigint | undefined,
+): Promise<{ deleted: number; lockTaken: boolean }> {
   let total = 0;
   for (;;) {
-    // By physical row id, so the same statement serves any table, with or without a key.
-    const result = await sql`
-      DELETE FROM ${sql.table(step.table)} WHERE ctid = ANY(ARRAY(
-        SELECT ctid FROM ${sql.table(step.table)}
-        WHERE ${step.condition}
-        LIMIT ${batchSize}
-        ${step.skipLocked ? sql`FOR UPDATE SKIP LOCKED` : sql``}))
-    `.execute(db);
-    const deleted = Number(result.numAffectedRows ?? 0n);
+    const deleted =
+      lockId === undefined
+        ? await deleteBatch(db, step, batchSize)
+        : await db.transaction().execute(async (trx) => {
+            const lock = await sql<{ locked: boolean }>`
+              SELECT pg_try_advisory_xact_lock(${lockId}) AS locked
+            `.execute(trx);
+            return lock.rows[0]?.locked === true ? deleteBatch(trx, step, batchSize) : undefined;
+          });
+    if (deleted === undefined) return { deleted: total, lockTaken: false };
     total += deleted;
-    if (deleted < batchSize) return total;
+    if (deleted < batchSize) return { deleted: total, lockTaken: true };
   }
+}
+
+async function deleteBatch(
+  db: Kysely<OutboxTables>,
+  step: RetentionStep,
+  batchSize: number,
+): Promise<number> {
+  // By physical row id, so the same statement serves any table, with or without a key.
+  const result = await sql`
+    DELETE FROM ${sql.table(step.table)} WHERE ctid = ANY(ARRAY(
+      SELECT ctid FROM ${sql.table(step.table)}
+      WHERE ${step.condition}
+      LIMIT ${batchSize}
+      ${step.skipLocked ? sql`FOR UPDATE SKIP LOCKED` : sql``}))
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
 }
 
 function validBatchSize(batchSize: number): number {

@@ -7,8 +7,10 @@ import { INBOX_CHANNEL, OUTBOX_CHANNEL } from './channels.ts';
  * writing transaction does not NOTIFY. A transaction that NOTIFYs takes PostgreSQL's one
  * cluster-wide notification lock at commit and holds it through its WAL flush: with `fsync`
  * on, every notifying commit of every database waits for the one before it (the measurement
- * is in docs/benchmarks.md). A statement that only NOTIFYs writes no WAL and holds the lock
- * for microseconds.
+ * is in docs/benchmarks.md). A NOTIFY still takes a transaction id, so its own commit writes
+ * a commit record; that commit runs with `synchronous_commit = off` and does not wait for a
+ * WAL flush. It is only a hint: a NOTIFY lost in a crash costs the listeners one poll
+ * interval, never a row (the rows it points at were committed, durably, before it).
  *
  * Calls are coalesced: while one NOTIFY is on its way, further calls send one more after it,
  * never more. That wakes the listeners after every commit that called `notify()`: a call
@@ -47,7 +49,9 @@ export class CommitNotifier {
     do {
       this.#again = false;
       try {
-        await sql`SELECT pg_notify(${this.#channel}, '')`.execute(this.#db);
+        await sql`SELECT set_config('synchronous_commit', 'off', true), pg_notify(${this.#channel}, '')`.execute(
+          this.#db,
+        );
       } catch (error) {
         this.#logger.warn(
           { err: error, channel: this.#channel },

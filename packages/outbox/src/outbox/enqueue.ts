@@ -5,6 +5,7 @@ import { ANNOUNCE_WRITER } from '../relay/commit-order-fence.ts';
 import { toEventRecord } from '../relay/event-record.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { startEventSpan, tracingAvailable } from '../trace/spans.ts';
+import { isAnnouncedWriter } from './announced-writer.ts';
 import { OUTBOX_CHANNEL } from './channels.ts';
 import { DEFAULT_MAX_EVENT_BYTES, invalidTopicReason, recordBytes } from './kafka-limits.ts';
 import type { OutboxEventInput } from './outbox-event-input.ts';
@@ -44,7 +45,11 @@ export async function enqueue<DB extends OutboxTables>(
   return { eventId };
 }
 
-/** Inserts several events with one INSERT, in array order (their publish order per key). */
+/**
+ * Inserts several events with one INSERT (by `unnest`: one statement text for any count), in
+ * array order (their publish order per key). The batch form of a writer: the same writer lock
+ * and xid as `enqueue`, once for all of them.
+ */
 export async function enqueueMany<DB extends OutboxTables>(
   trx: Transaction<DB>,
   events: readonly OutboxEventInput[],
@@ -97,14 +102,34 @@ async function insertEvents<DB extends OutboxTables>(
   const db = outboxTrx(trx);
   // Announce the writer, then take the xid, before drawing outbox ids: the relay's
   // commit-order fence waits for transactions that hold the writer lock, and relies on their
-  // xid preceding their ids (see docs/architecture.md, "Ordering"). The NOTIFY is only
+  // xid preceding their ids (see docs/architecture.md, "Ordering"). A transaction marked as
+  // announced (the inbox processor's) did both in an earlier statement. The NOTIFY is only
   // delivered at commit, so issuing it before the INSERT changes nothing.
-  await (
-    options.notify === false
-      ? sql`SELECT ${ANNOUNCE_WRITER}`
-      : sql`SELECT ${ANNOUNCE_WRITER}, pg_notify(${OUTBOX_CHANNEL}, '')`
-  ).execute(db);
-  await db.insertInto('outbox_event').values(rows).execute();
+  const announce = isAnnouncedWriter(db) ? undefined : ANNOUNCE_WRITER;
+  const notify = options.notify === false ? undefined : sql`pg_notify(${OUTBOX_CHANNEL}, '')`;
+  const selected = [announce, notify].filter((part) => part !== undefined);
+  if (selected.length > 0) await sql`SELECT ${sql.join(selected)}`.execute(db);
+  // One statement whose text is the same for any number of events; ids are drawn in array
+  // order, which is the publish order of a key.
+  await sql`
+    INSERT INTO outbox_event
+      (event_id, event_type, aggregate_type, aggregate_id, topic, partition_key, payload, headers)
+    SELECT event_id, event_type, aggregate_type, aggregate_id, topic, partition_key, payload,
+      headers
+    FROM unnest(
+      ${rows.map((row) => row.event_id)}::uuid[],
+      ${rows.map((row) => row.event_type)}::text[],
+      ${rows.map((row) => row.aggregate_type)}::text[],
+      ${rows.map((row) => row.aggregate_id)}::text[],
+      ${rows.map((row) => row.topic)}::text[],
+      ${rows.map((row) => row.partition_key)}::text[],
+      ${rows.map((row) => row.payload)}::jsonb[],
+      ${rows.map((row) => row.headers)}::jsonb[]
+    ) WITH ORDINALITY
+      AS e(event_id, event_type, aggregate_type, aggregate_id, topic, partition_key, payload,
+        headers, ord)
+    ORDER BY ord
+  `.execute(db);
   return { eventIds: rows.map((row) => row.event_id) };
 }
 

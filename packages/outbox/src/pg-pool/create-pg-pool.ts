@@ -7,7 +7,7 @@ export interface PgPoolOptions {
   /**
    * Send the statements this process repeats as named prepared statements (default true).
    * Each execution is still planned for its values (`SET plan_cache_mode = force_custom_plan`
-   * on each connection as it opens). Turn it off behind a pooler that moves one session's
+   * on each connection as it opens); a statement without parameters has one plan anyway. Turn it off behind a pooler that moves one session's
    * statements to another connection (PgBouncer in transaction mode before 1.21).
    */
   readonly prepareStatements?: boolean | undefined;

@@ -1,28 +1,60 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { OutboxTables } from '../schema/tables.ts';
 import type { RelayOptions } from './relay-options.ts';
 
 /**
- * Settings of one relay batch's transaction (all `SET LOCAL`, gone at its end): the timeouts
- * that bound a hung relay's row locks, and plan settings that keep the claim on its ordered
- * index scans when the statistics lag behind a backlog. After a burst or an outage the
- * planner still believes few rows are unpublished and picks a bitmap scan of ALL of them
- * plus a sort for every claim, so the claim slows down with the very backlog the relay should
- * be draining. With fresh statistics the plan is the same. The measurements are in
- * docs/benchmarks.md ("Measurements behind settings in the code").
+ * Opens one relay batch's transaction with its settings (all local to it, gone at its end),
+ * in one round trip: BEGIN and the settings go as one query string, which the simple protocol
+ * allows for a text without parameters. The settings are the timeouts that bound a hung
+ * relay's row locks, and plan settings that keep the claim on its ordered index scans when
+ * the statistics lag behind a backlog. After a burst or an outage the planner still believes
+ * few rows are unpublished and picks a bitmap scan of ALL of them plus a sort for every claim,
+ * so the claim slows down with the very backlog the relay should be draining. With fresh
+ * statistics the plan is the same. The measurements are in docs/benchmarks.md
+ * ("Measurements behind settings in the code"). Not session settings: the relay's pool may
+ * serve other roles of the same process, whose statements must not inherit them.
  */
-export async function configureBatchTransaction(
-  trx: Transaction<OutboxTables>,
+export async function beginBatchTransaction(
+  connection: Kysely<OutboxTables>,
   options: Pick<
     RelayOptions,
     'lockTimeoutMs' | 'statementTimeoutMs' | 'idleInTransactionTimeoutMs'
   >,
 ): Promise<void> {
-  await sql`SELECT
-      set_config('lock_timeout', ${`${options.lockTimeoutMs}ms`}, true),
-      set_config('statement_timeout', ${`${options.statementTimeoutMs}ms`}, true),
-      set_config('idle_in_transaction_session_timeout', ${`${options.idleInTransactionTimeoutMs}ms`}, true),
+  const ms = (value: number) => `'${Math.trunc(value)}ms'`;
+  await sql
+    .raw(
+      `BEGIN; SELECT
+      set_config('lock_timeout', ${ms(options.lockTimeoutMs)}, true),
+      set_config('statement_timeout', ${ms(options.statementTimeoutMs)}, true),
+      set_config('idle_in_transaction_session_timeout', ${ms(options.idleInTransactionTimeoutMs)}, true),
       set_config('enable_bitmapscan', 'off', true),
-      set_config('enable_seqscan', 'off', true)
-  `.execute(trx);
+      set_config('enable_seqscan', 'off', true)`,
+    )
+    .execute(connection);
+}
+
+/**
+ * Runs `work` in one relay batch's transaction on one pooled connection (opened by
+ * `beginBatchTransaction`): committed when `work` returns, rolled back when it throws.
+ */
+export async function inBatchTransaction<T>(
+  db: Kysely<OutboxTables>,
+  options: Parameters<typeof beginBatchTransaction>[1],
+  work: (connection: Kysely<OutboxTables>) => Promise<T>,
+): Promise<T> {
+  return db.connection().execute(async (connection) => {
+    let result: T;
+    try {
+      await beginBatchTransaction(connection, options);
+      result = await work(connection);
+    } catch (error) {
+      // Also after a failed BEGIN string: its BEGIN may have run, and the connection goes
+      // back to the pool.
+      await sql`ROLLBACK`.execute(connection).catch(() => undefined);
+      throw error;
+    }
+    await sql`COMMIT`.execute(connection);
+    return result;
+  });
 }

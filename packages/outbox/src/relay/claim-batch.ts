@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { recordBytes } from '../outbox/kafka-limits.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { COMMIT_ORDER_FENCE } from './commit-order-fence.ts';
@@ -72,22 +72,27 @@ const FIXED_ROW_BYTES = recordBytes(
  * Wraps a locking CTE named `locked` (rows with a `payload` text column): each row's estimated
  * bytes and the running total in id order, keeping the rows up to `budget` (and, when
  * `atLeastOne`, the first row whatever its size). `locked` counts the rows before the cut.
+ * `extraColumns` (`, expr AS name`) are computed for the kept rows alone.
  */
-function withinBudget(budget: number, atLeastOne: boolean): RawBuilder<unknown> {
+function withinBudget(
+  budget: RawBuilder<unknown>,
+  atLeastOne: boolean,
+  extraColumns: RawBuilder<unknown> = sql``,
+): RawBuilder<unknown> {
   return sql`
     sized AS (
       SELECT locked.*,
         octet_length(locked.payload) + octet_length(locked.partition_key)
           + octet_length(locked.event_type) + octet_length(locked.aggregate_type)
           + octet_length(locked.aggregate_id) + octet_length(locked.headers::text)
-          + ${FIXED_ROW_BYTES} AS bytes
+          + ${sql.lit(FIXED_ROW_BYTES)} AS bytes
       FROM locked
     ),
     running AS (
       SELECT sized.*, sum(bytes) OVER (ORDER BY id) AS upto, count(*) OVER () AS locked_rows
       FROM sized
     )
-    SELECT * FROM running
+    SELECT running.* ${extraColumns} FROM running
     WHERE upto <= ${budget} ${atLeastOne ? sql`OR upto = bytes` : sql``}
     ORDER BY id
   `;
@@ -110,12 +115,19 @@ type Sized<T> = T & { bytes: string; upto: string; locked_rows: string };
  *
  * Both stop before the batch's estimated bytes pass `maxBatchBytes` (the first head is taken
  * whatever its size). Locked rows left out stay unpublished; the locks end with the batch.
+ * The followers query runs only when a head has a later unpublished row of its key.
+ *
+ * The heads claim carries the relay's sizes as literals, not parameters: its text is the same
+ * for every batch of a relay, and a statement without parameters has one plan for all its
+ * executions, so a connection that prepared it plans it once (inside a batch transaction,
+ * with its plan settings) instead of once per batch. A LIMIT given as a parameter would get
+ * a generic plan that drains a backlog several times slower (see bench/analysis.md).
  */
 export async function claimBatch(
-  trx: Transaction<OutboxTables>,
+  trx: Kysely<OutboxTables>,
   options: ClaimOptions,
 ): Promise<ClaimedBatch> {
-  const heads = await sql<Sized<ClaimedEvent>>`
+  const heads = await sql<Sized<ClaimedEvent & { has_followers: boolean }>>`
     WITH candidate AS (
       SELECT c.id FROM outbox_event c
       WHERE c.published_at IS NULL
@@ -128,7 +140,7 @@ export async function claimBatch(
             AND f.published_at IS NULL
         )
       ORDER BY c.id
-      LIMIT ${Math.max(options.scanWindow, options.batchSize)}
+      LIMIT ${sql.lit(Math.max(options.scanWindow, options.batchSize))}
     ),
     locked AS (
       SELECT ${COLUMNS}
@@ -142,10 +154,21 @@ export async function claimBatch(
             AND older.id < o.id
         )
       ORDER BY o.id
-      LIMIT ${options.batchSize}
+      LIMIT ${sql.lit(options.batchSize)}
       FOR UPDATE OF o SKIP LOCKED
     ),
-    ${withinBudget(options.maxBatchBytes, true)}
+    ${withinBudget(
+      sql.lit(options.maxBatchBytes),
+      true,
+      // Asked only when the heads leave room (CASE does not evaluate it otherwise): a batch
+      // that heads fill takes no followers anyway, and then no head pays for an index probe.
+      sql`, CASE WHEN locked_rows < ${sql.lit(options.batchSize)} THEN EXISTS (
+          SELECT 1 FROM outbox_event later
+          WHERE later.partition_key = running.partition_key
+            AND later.published_at IS NULL
+            AND later.id > running.id
+        ) ELSE false END AS has_followers`,
+    )}
   `.execute(trx);
   // The sizing columns ride along on the rows; nothing reads them past this function.
   const headRows: ClaimedEvent[] = heads.rows;
@@ -155,6 +178,9 @@ export async function claimBatch(
   const room = options.batchSize - headRows.length;
   const budget = options.maxBatchBytes - Number(lastHead.upto);
   if (headsCut || room <= 0 || budget <= 0) return { events: headRows, full: true };
+  // No head has a later unpublished row of its key (as the heads' snapshot saw it): nothing to
+  // follow. A follower committed since waits for the next claim, as one committed later would.
+  if (!heads.rows.some((row) => row.has_followers)) return { events: headRows, full: false };
 
   const headOf = new Map(headRows.map((row) => [row.partition_key, BigInt(row.id)]));
   // No SKIP LOCKED: nobody else can hold these rows while we hold their key's head, and a
@@ -171,7 +197,7 @@ export async function claimBatch(
       LIMIT ${room}
       FOR UPDATE OF o
     ),
-    ${withinBudget(budget, false)}
+    ${withinBudget(sql`${budget}`, false)}
   `.execute(trx);
   const lastFollower = followers.rows[followers.rows.length - 1];
   const followersCut =

@@ -1,8 +1,8 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { EventProducer } from '../kafka-port/kafka-client.ts';
 import type { OutboxMetrics } from '../operations/metrics.ts';
 import type { OutboxTables } from '../schema/tables.ts';
-import { configureBatchTransaction } from './batch-transaction.ts';
+import { inBatchTransaction } from './batch-transaction.ts';
 import { claimBatch, type ClaimedEvent } from './claim-batch.ts';
 import type { RelayBatchEvent, RelayOptions } from './relay-options.ts';
 import { sendEvents, type Refusal } from './send-events.ts';
@@ -60,8 +60,7 @@ const NOTHING: BatchResult = Object.freeze({
 export async function publishBatch(deps: PublishDeps): Promise<BatchResult> {
   const { options } = deps;
   const started = performance.now();
-  const result = await deps.db.transaction().execute(async (trx): Promise<BatchResult> => {
-    await configureBatchTransaction(trx, options);
+  const result = await inBatchTransaction(deps.db, options, async (trx): Promise<BatchResult> => {
     const batch = await claimBatch(trx, options);
     if (batch.events.length === 0) return NOTHING;
     const outcome = await sendEvents(deps.producer, batch.events, {
@@ -96,7 +95,7 @@ export async function publishBatch(deps: PublishDeps): Promise<BatchResult> {
 }
 
 async function markPublished(
-  trx: Transaction<OutboxTables>,
+  trx: Kysely<OutboxTables>,
   acked: readonly ClaimedEvent[],
 ): Promise<void> {
   await trx
@@ -108,7 +107,7 @@ async function markPublished(
 
 /** Counts the refusals; a refusal that cannot pass, or the last allowed one, sets the row aside. */
 async function markRefused(
-  trx: Transaction<OutboxTables>,
+  trx: Kysely<OutboxTables>,
   refused: readonly Refusal[],
   maxPublishAttempts: number,
 ): Promise<FailedEvent[]> {

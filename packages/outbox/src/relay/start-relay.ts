@@ -59,6 +59,7 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
           logger,
           backoff: options.backoff,
           onNotify: () => work.wake(),
+          onHeard: () => deps.metrics?.notificationsHeardTotal.inc({ channel: OUTBOX_CHANNEL }),
         })
       : undefined;
   if (options.notify && !deps.listen) {

@@ -86,8 +86,9 @@ it('parks at once an event whose data PostgreSQL refuses, parks NUL and non-UTF-
   );
   await consumer.stop();
 
-  // PostgreSQL's refusal is not a handler bug to retry: one call, then parked.
-  expect(calls.get(nulNote.eventId)).toBe(1);
+  // PostgreSQL's refusal is not a handler bug to retry (maxAttempts is 3): one call in the set
+  // its fetch was applied as, at most one alone once the set was split, then parked.
+  expect(calls.get(nulNote.eventId)).toBeLessThanOrEqual(2);
   const parked = await sql<{
     message_value: Buffer;
     header_names: Buffer[];

@@ -163,11 +163,25 @@ it('a dedup consumer whose handler keeps failing is stalled, with the error', as
 
 it('a scrape answers with the last values while the backlog query waits behind a lock', async () => {
   const registry = new Registry();
-  createOutboxMetrics(registry, testDb.db);
+  createOutboxMetrics(registry, testDb.db, { backlogCacheMs: 0 });
   await seedInbox(testDb.db, [{ key: 'k', eventType: 'X' }]);
   expect(await registry.metrics()).toMatch(/^inbox_backlog_events [1-9]\d*$/m);
   await testDb.db.transaction().execute(async (trx) => {
     await sql`LOCK TABLE inbox_event IN ACCESS EXCLUSIVE MODE`.execute(trx);
     expect(await registry.metrics()).toMatch(/^inbox_backlog_events [1-9]\d*$/m);
   });
+});
+
+it('scrapes within the cache window answer from one backlog query', async () => {
+  const cached = new Registry();
+  createOutboxMetrics(cached, testDb.db, { backlogCacheMs: 60_000 });
+  const fresh = new Registry();
+  createOutboxMetrics(fresh, testDb.db, { backlogCacheMs: 0 });
+  const backlog = async (registry: Registry): Promise<number> =>
+    Number(/^inbox_backlog_events (\d+)$/m.exec(await registry.metrics())?.[1]);
+  const before = await backlog(cached);
+  expect(await backlog(fresh)).toBe(before);
+  await seedInbox(testDb.db, [{ key: 'cache', eventType: 'X' }]);
+  expect(await backlog(fresh)).toBe(before + 1);
+  expect(await backlog(cached)).toBe(before);
 });

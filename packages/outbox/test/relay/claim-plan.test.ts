@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { createPgPool, type OutboxTables } from '../../src/index.ts';
-import { configureBatchTransaction } from '../../src/relay/batch-transaction.ts';
+import { beginBatchTransaction } from '../../src/relay/batch-transaction.ts';
 import { claimBatch } from '../../src/relay/claim-batch.ts';
 import { DEFAULT_RELAY_OPTIONS } from '../../src/relay/relay-options.ts';
 import { recordingLogger, useTestDb } from '../support/harness.ts';
@@ -58,7 +58,8 @@ it('with statistics behind a backlog, the relay transaction keeps the claim on i
   expect(unconfigured).toContain('Bitmap Heap Scan');
 
   const configured = await traced.transaction().execute(async (trx) => {
-    await configureBatchTransaction(trx, DEFAULT_RELAY_OPTIONS);
+    // Inside a transaction already: its BEGIN only warns, its settings apply to this one.
+    await beginBatchTransaction(trx, DEFAULT_RELAY_OPTIONS);
     return headsPlanNodes(trx);
   });
   expect(configured).not.toContain('Bitmap Heap Scan');

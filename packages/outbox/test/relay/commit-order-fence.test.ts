@@ -10,7 +10,7 @@ import {
   type OutboxTables,
 } from '../../src/index.ts';
 import { claimBatch } from '../../src/relay/claim-batch.ts';
-import { configureBatchTransaction } from '../../src/relay/batch-transaction.ts';
+import { beginBatchTransaction } from '../../src/relay/batch-transaction.ts';
 import { publishBatch } from '../../src/relay/publish-batch.ts';
 import {
   checkOrder,
@@ -72,7 +72,8 @@ const publishOnce = async () =>
  * relay's row lock fails after `lockTimeoutMs` instead of hanging the file.
  */
 const claim = async (trx: Transaction<OutboxTables>, batchSize: number) => {
-  await configureBatchTransaction(trx, DEFAULT_RELAY_OPTIONS);
+  // Inside a transaction already: its BEGIN only warns, its settings apply to this one.
+  await beginBatchTransaction(trx, DEFAULT_RELAY_OPTIONS);
   const batch = await claimBatch(trx, { ...DEFAULT_RELAY_OPTIONS, batchSize, scanWindow: 100 });
   return batch.events;
 };

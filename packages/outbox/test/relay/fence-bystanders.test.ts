@@ -145,7 +145,7 @@ it('a transaction that took its xid before it became a writer holds later rows f
   const a = openTransaction(testDb.db);
   let aCommitted = false;
   const registry = new Registry();
-  createOutboxMetrics(registry, testDb.db);
+  createOutboxMetrics(registry, testDb.db, { backlogCacheMs: 0 });
   try {
     await a.run((trx) => sql`SELECT pg_current_xact_id()`.execute(trx));
     const first = await enqueueCommitted('writer', 1);

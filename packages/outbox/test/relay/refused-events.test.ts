@@ -62,7 +62,7 @@ async function withRelay<T>(
     db: testDb.db,
     kafka: kafkaClient(kafka),
     logger,
-    metrics: createOutboxMetrics(registry, testDb.db),
+    metrics: createOutboxMetrics(registry, testDb.db, { backlogCacheMs: 0 }),
     options: {
       pollIntervalMs: 50,
       backoff: { initialMs: 50, maxMs: 200, multiplier: 2 },

@@ -1,5 +1,6 @@
 import kafkajs, { type Kafka } from 'kafkajs';
 import type { AdminOptions, KafkaAdmin, TopicDescription } from '../kafka-client.ts';
+import type { CountRequests } from './request-counting.ts';
 
 // kafkajs is CommonJS and Node's ESM loader does not see this export as a named one.
 const { ConfigResourceTypes } = kafkajs;
@@ -7,10 +8,15 @@ const { ConfigResourceTypes } = kafkajs;
 /** How long a step about a topic just created waits for the cluster to know it. */
 const SETTLE_MS = 30_000;
 
-export function createKafkajsAdmin(kafka: Kafka, options: AdminOptions = {}): KafkaAdmin {
+export function createKafkajsAdmin(
+  kafka: Kafka,
+  options: AdminOptions = {},
+  countRequests: CountRequests = () => undefined,
+): KafkaAdmin {
   const admin = kafka.admin(
     options.retries === undefined ? {} : { retry: { retries: options.retries } },
   );
+  countRequests(admin);
   const describeTopics = async (topics: readonly string[]): Promise<TopicDescription[]> => {
     const metadata = await onceApplied(() => admin.fetchTopicMetadata({ topics: [...topics] }));
     return metadata.topics.map((topic) => ({

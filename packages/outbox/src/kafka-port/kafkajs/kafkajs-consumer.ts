@@ -1,17 +1,23 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { backoffDelay } from '../../internal/backoff.ts';
+import { FETCH_MAX_BYTES_PER_PARTITION, FETCH_MIN_BYTES } from '../../kafka/consumer-settings.ts';
 import { StateLog } from '../../internal/state-log.ts';
 import { Wakeup } from '../../internal/wakeup.ts';
 import type { Worker } from '../../worker.ts';
 import type { BatchControl, ConsumerSpec } from '../kafka-client.ts';
 import { startBatchHeartbeat } from './batch-heartbeat.ts';
+import type { CountRequests } from './request-counting.ts';
 
 /**
  * Keeps a kafkajs consumer running: connects (retrying while Kafka is down) and rebuilds the
  * consumer after a CRASH that kafkajs will not restart by itself (non-retriable errors).
  * Resolves once the first attempt to start is over, whether it worked or is being retried.
  */
-export async function startKafkajsConsumer(kafka: Kafka, spec: ConsumerSpec): Promise<Worker> {
+export async function startKafkajsConsumer(
+  kafka: Kafka,
+  spec: ConsumerSpec,
+  countRequests: CountRequests = () => undefined,
+): Promise<Worker> {
   const state = new StateLog(spec.logger, { component: spec.name, groupId: spec.groupId });
   // Ten beats per session: a member survives a stall of most of its session timeout.
   const heartbeatInterval = Math.max(500, Math.floor(spec.sessionTimeoutMs / 10));
@@ -56,7 +62,11 @@ export async function startKafkajsConsumer(kafka: Kafka, spec: ConsumerSpec): Pr
         sessionTimeout: spec.sessionTimeoutMs,
         heartbeatInterval,
         maxWaitTimeInMs: spec.maxWaitTimeMs,
+        // Why these make full fetches under load and no wait at a low rate: consumer-settings.ts.
+        minBytes: FETCH_MIN_BYTES,
+        maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
       });
+      countRequests(consumer);
       const crashed = new Wakeup();
       consumer.on(consumer.events.CRASH, (event) => {
         if (event.payload.restart) {

@@ -15,6 +15,7 @@ import type {
   SendOptions,
   SendReport,
 } from '../kafka-client.ts';
+import type { CountRequests } from './request-counting.ts';
 import { classifySendError, type SendErrorKind } from './send-error.ts';
 
 /**
@@ -23,7 +24,11 @@ import { classifySendError, type SendErrorKind } from './send-error.ts';
  * resend of the records Kafka did append be recognised as a duplicate (see `send` below). A
  * new producer starts new sequences, and the broker takes the same records again.
  */
-export function createKafkajsProducer(kafka: Kafka, options: ProducerOptions): EventProducer {
+export function createKafkajsProducer(
+  kafka: Kafka,
+  options: ProducerOptions,
+  countRequests: CountRequests = () => undefined,
+): EventProducer {
   const producer = kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
@@ -32,6 +37,7 @@ export function createKafkajsProducer(kafka: Kafka, options: ProducerOptions): E
     // kafkajs keeps 5 retries with long waits by default; the relay retries in its own loop.
     retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 },
   });
+  countRequests(producer);
   return {
     connect: () => producer.connect(),
     disconnect: () => producer.disconnect(),

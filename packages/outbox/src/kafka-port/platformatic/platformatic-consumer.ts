@@ -7,6 +7,7 @@ import {
   type MessagesStream,
 } from '@platformatic/kafka';
 import { backoffDelay } from '../../internal/backoff.ts';
+import { FETCH_MAX_BYTES_PER_PARTITION, FETCH_MIN_BYTES } from '../../kafka/consumer-settings.ts';
 import { StateLog } from '../../internal/state-log.ts';
 import { Wakeup } from '../../internal/wakeup.ts';
 import type { Worker } from '../../worker.ts';
@@ -17,7 +18,9 @@ import type {
   ConsumerSpec,
   MessageHeaders,
 } from '../kafka-client.ts';
+import { FetchesInFlight } from './fetches-in-flight.ts';
 import type { PlatformaticConnection } from './platformatic-connection.ts';
+import { PartitionPositions, positionKey } from './stream-positions.ts';
 
 type RawConsumer = Consumer<Buffer, Buffer, Buffer, Buffer>;
 type RawMessage = Message<Buffer, Buffer, Buffer, Buffer>;
@@ -32,6 +35,14 @@ interface Member {
   owned: Set<string>;
   /** Set once the member closes or crashed: batches in progress are no longer active. */
   closing: boolean;
+  /** Joins completed; a batch begun before the latest is re-read after the stream's rewind. */
+  joins: number;
+  /** Set by a join or a message out of place: the stream goes back to this member's positions. */
+  rewindNeeded: boolean;
+  readonly positions: PartitionPositions;
+  readonly fetches: FetchesInFlight;
+  /** Restarts the member when a rebalance began and no join followed within the rebalance timeout. */
+  rejoinDeadline: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -46,6 +57,13 @@ interface Member {
  * holds the next messages back). The stream reads on from where it fetched, not from the
  * committed offset: a batch left unfinished while its partition is still owned (the handler
  * threw) restarts the consumer, which then reads on from the group's committed offsets.
+ *
+ * A rebalance: while a join is under way the member owns nothing and hands nothing over. After
+ * every join, and whenever a message is not the next offset of its partition (a fetch sent
+ * before the join answers after it), the stream is moved back to the group's committed offsets
+ * (`PartitionPositions`): nothing is skipped, nothing handed over out of order. A member that
+ * owns nothing for the rebalance timeout after a rebalance began (its join failed) restarts;
+ * `membership` shows it waiting meanwhile.
  */
 export async function startPlatformaticConsumer(
   connection: PlatformaticConnection,
@@ -60,6 +78,7 @@ export async function startPlatformaticConsumer(
   let firstAttempt: () => void = () => undefined;
   const started = new Promise<void>((resolve) => (firstAttempt = resolve));
 
+  const rebalanceTimeoutMs = Math.max(spec.sessionTimeoutMs, 60_000);
   const owns = (member: Member, topic: string, partition: number): boolean =>
     running && !member.closing && member.owned.has(partitionKey(topic, partition));
 
@@ -67,6 +86,7 @@ export async function startPlatformaticConsumer(
   const handle = async (member: Member, batch: RawBatch): Promise<boolean> => {
     const { topic, partition } = batch;
     const last = batch.raw.at(-1) as RawMessage;
+    const joinsAtStart = member.joins;
     let committedThrough: bigint | undefined;
     const control: BatchControl = {
       active: () => owns(member, topic, partition),
@@ -92,10 +112,12 @@ export async function startPlatformaticConsumer(
       await spec.eachBatch(batch.batch, control);
     } catch (error) {
       state.failed(spec.name, error);
-      return !owns(member, topic, partition);
+      return !owns(member, topic, partition) || member.joins !== joinsAtStart;
     }
     return (
       !owns(member, topic, partition) ||
+      // A join came in between: the stream's rewind reads the rest again.
+      member.joins !== joinsAtStart ||
       (committedThrough !== undefined && committedThrough >= last.offset)
     );
   };
@@ -109,7 +131,33 @@ export async function startPlatformaticConsumer(
     stream: RawStream,
     crash: (error: unknown) => void,
   ): Promise<void> => {
+    // Messages read but not handed over since the last rewind: it reads them again.
+    let discarded = 0;
     for (;;) {
+      if (member.rewindNeeded) {
+        member.rewindNeeded = false;
+        const owned = [...member.owned].map(fromPartitionKey);
+        const result = await member.positions.rewind(
+          member.consumer,
+          stream,
+          member.fetches,
+          owned,
+          stallMs,
+        );
+        if (result === 'stuck') {
+          crash(new Error(`a fetch stayed unanswered for ${stallMs} ms while the stream rewound`));
+          return;
+        }
+        discarded += result;
+        if (discarded > 0) {
+          spec.logger.info(
+            { component: spec.name, discarded, partitions: owned.length },
+            'stream moved back to the committed offsets after a rebalance or a message out of place; the messages read past them are read again',
+          );
+        }
+        discarded = 0;
+        if (!running || member.closing) return;
+      }
       const messages = await readAvailable(stream, member.ended.signal, stallMs);
       if (messages === 'stalled') {
         // A member with no partitions has nothing to fetch.
@@ -118,12 +166,31 @@ export async function startPlatformaticConsumer(
         return;
       }
       if (messages === undefined || !running || member.closing) return;
-      // Messages of partitions this member no longer owns (fetched before a rebalance) go.
-      const batches = toBatches(
-        messages.filter((one) => member.owned.has(partitionKey(one.topic, one.partition))),
+      member.positions.read(messages);
+      if (member.rewindNeeded) {
+        // Read from the positions before the latest join.
+        discarded += messages.length;
+        continue;
+      }
+      // Messages of partitions this member does not own now (a join is under way, or they
+      // went to another member): their owner reads them from the committed offsets.
+      const mine = messages.filter((one) =>
+        member.owned.has(partitionKey(one.topic, one.partition)),
       );
+      discarded += messages.length - mine.length;
+      const { next, outOfPlace } = member.positions.take(mine, (topic, partition, from, to) =>
+        spec.logger.warn(
+          { component: spec.name, topic, partition, from: from.toString(), to: to.toString() },
+          'Kafka returned no message at these offsets on every read (transaction markers or compaction); reading on after them',
+        ),
+      );
+      if (outOfPlace) {
+        discarded += mine.length - next.length;
+        member.rewindNeeded = true;
+      }
+      const batches = toBatches(next);
       const width = Math.max(1, spec.partitionsConsumedConcurrently);
-      for (let i = 0; i < batches.length; i += width) {
+      for (let i = 0; i < batches.length && !member.rewindNeeded; i += width) {
         const results = await Promise.all(
           batches.slice(i, i + width).map((batch) => handle(member, batch)),
         );
@@ -138,6 +205,16 @@ export async function startPlatformaticConsumer(
     }
   };
 
+  const afterJoin = (member: Member): void => {
+    member.joins += 1;
+    member.rewindNeeded = true;
+    clearTimeout(member.rejoinDeadline);
+    member.rejoinDeadline = undefined;
+    spec.membership?.progressed();
+    spec.membership?.hasWork(false);
+    state.ok(spec.name);
+  };
+
   const loop = async (): Promise<void> => {
     while (running) {
       const consumer: RawConsumer = new Consumer<Buffer, Buffer, Buffer, Buffer>({
@@ -145,7 +222,7 @@ export async function startPlatformaticConsumer(
         bootstrapBrokers: [...connection.brokers],
         groupId: spec.groupId,
         sessionTimeout: spec.sessionTimeoutMs,
-        rebalanceTimeout: Math.max(spec.sessionTimeoutMs, 60_000),
+        rebalanceTimeout: rebalanceTimeoutMs,
         heartbeatInterval,
         maxWaitTime: spec.maxWaitTimeMs,
         autocommit: false,
@@ -158,6 +235,11 @@ export async function startPlatformaticConsumer(
         ended: new AbortController(),
         owned: new Set(),
         closing: false,
+        joins: 0,
+        rewindNeeded: false,
+        positions: new PartitionPositions(),
+        fetches: new FetchesInFlight(consumer),
+        rejoinDeadline: undefined,
       };
       const crash = (error: unknown): void => {
         if (member.closing) return;
@@ -171,10 +253,21 @@ export async function startPlatformaticConsumer(
       );
       consumer.on('consumer:group:join', (event: { assignments?: GroupAssignment[] | null }) => {
         member.owned = assignedKeys(event.assignments ?? consumer.assignments ?? []);
-        state.ok(spec.name);
+        afterJoin(member);
       });
       const revoke = (): void => {
         member.owned = new Set();
+        if (member.closing || member.rejoinDeadline !== undefined) return;
+        spec.membership?.hasWork(true);
+        member.rejoinDeadline = setTimeout(
+          () =>
+            crash(
+              new Error(
+                `owned no partition for ${rebalanceTimeoutMs} ms after a rebalance began: its join failed`,
+              ),
+            ),
+          rebalanceTimeoutMs,
+        );
       };
       consumer.on('consumer:group:rebalance', revoke);
       // A (re)join began (a heartbeat told of a rebalance or an eviction): until it assigns
@@ -195,11 +288,17 @@ export async function startPlatformaticConsumer(
           fallbackMode: spec.fromBeginning ? 'earliest' : 'latest',
           autocommit: false,
           maxWaitTime: spec.maxWaitTimeMs,
+          // Why these make full fetches under load and no wait at a low rate: consumer-settings.ts.
+          minBytes: FETCH_MIN_BYTES,
+          maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
           sessionTimeout: spec.sessionTimeoutMs,
-          rebalanceTimeout: Math.max(spec.sessionTimeoutMs, 60_000),
+          rebalanceTimeout: rebalanceTimeoutMs,
           heartbeatInterval,
         });
-        if (consumer.assignments !== null) member.owned = assignedKeys(consumer.assignments);
+        if (consumer.assignments !== null) {
+          member.owned = assignedKeys(consumer.assignments);
+          afterJoin(member);
+        }
         stream.on('error', crash);
         // A 'readable' listener for the stream's whole life. With none (between two reads),
         // Node sets readableFlowing back to null, and the client fetches only while someone
@@ -214,10 +313,12 @@ export async function startPlatformaticConsumer(
       }
       member.closing = true;
       current = undefined;
+      clearTimeout(member.rejoinDeadline);
       consumerGroupChannel.start.unsubscribe(onGroupOperation);
       // Closing talks to Kafka (leaving the group), which may be down: bounded.
       await bounded(stream?.close(), CLOSE_MS);
       await bounded(consumer.close(true), CLOSE_MS);
+      member.fetches.close();
       if (running && state.failures > 0) {
         await pause.wait(backoffDelay(spec.backoff, Math.max(1, state.failures)));
       }
@@ -235,6 +336,7 @@ export async function startPlatformaticConsumer(
         active.ended.abort();
       }
       await done;
+      spec.membership?.hasWork(false);
     },
   };
 }
@@ -355,8 +457,11 @@ function assignedKeys(assignments: readonly GroupAssignment[]): Set<string> {
   );
 }
 
-function partitionKey(topic: string, partition: number): string {
-  return `${topic}\u0000${partition}`;
+const partitionKey = positionKey;
+
+function fromPartitionKey(key: string): { topic: string; partition: number } {
+  const at = key.lastIndexOf('\u0000');
+  return { topic: key.slice(0, at), partition: Number(key.slice(at + 1)) };
 }
 
 function bigintSafe(_key: string, value: unknown): unknown {
