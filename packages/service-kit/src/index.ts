@@ -24,6 +24,8 @@ export type { EnvVariable } from './config/describe-env.ts';
 export { migrateServiceSchema } from './database/migrate-service-schema.ts';
 export { withOneConnection } from './database/with-one-connection.ts';
 export { buildServiceApp } from './http/build-service-app.ts';
+export { defaultAdmission } from './http/admission/request-admission.ts';
+export type { AdmissionOptions } from './http/admission/request-admission.ts';
 export { declaredRoutes, installApiDocs, undocumentedRoutes } from './http/api-docs.ts';
 export type { ApiDocsOptions, DeclaredRoute } from './http/api-docs.ts';
 export { startServiceRelay } from './relay/start-service-relay.ts';

@@ -49,6 +49,51 @@ describe('readServiceConfig', () => {
     ).toThrow(/RELAY_MODE must be one of polling, cdc/);
   });
 
+  it('DATABASE_SESSION_URL takes the sessions (LISTEN, CDC) past a transaction pooler; DATABASE_URL without it', () => {
+    const env = { DATABASE_URL: 'postgres://pooler:6432/orders', KAFKA_BROKERS: 'a:1' };
+    expect(readServiceConfig(createEnvReader(env), defaults).databaseSessionUrl).toBe(
+      'postgres://pooler:6432/orders',
+    );
+    const direct = readServiceConfig(
+      createEnvReader({ ...env, DATABASE_SESSION_URL: 'postgres://primary:5432/orders' }),
+      defaults,
+    );
+    expect(direct).toMatchObject({
+      databaseUrl: 'postgres://pooler:6432/orders',
+      databaseSessionUrl: 'postgres://primary:5432/orders',
+    });
+    expect(() =>
+      readServiceConfig(createEnvReader({ ...env, DATABASE_SESSION_URL: 'http://x' }), defaults),
+    ).toThrow(/DATABASE_SESSION_URL must be a postgres or postgresql URL/);
+  });
+
+  it("the api's admission follows the pool size, less the two spare connections, unless set", () => {
+    const env = { DATABASE_URL: 'postgres://x/y', DATABASE_POOL_SIZE: '12' };
+    const fromPool = readServiceConfig(createEnvReader(env), { ...defaults, needsKafka: false });
+    expect(fromPool.admission).toEqual({
+      maxInFlight: 10,
+      maxWaitMs: 300,
+      maxWaiting: 10,
+      retryAfterSeconds: 1,
+    });
+    const set = readServiceConfig(
+      createEnvReader({
+        ...env,
+        API_MAX_IN_FLIGHT: '4',
+        API_ADMISSION_WAIT_MS: '100',
+        API_MAX_WAITING: '2',
+      }),
+      { ...defaults, needsKafka: false },
+    );
+    expect(set.admission).toMatchObject({ maxInFlight: 4, maxWaitMs: 100, maxWaiting: 2 });
+    expect(() =>
+      readServiceConfig(createEnvReader({ ...env, API_MAX_IN_FLIGHT: '0' }), {
+        ...defaults,
+        needsKafka: false,
+      }),
+    ).toThrow(/API_MAX_IN_FLIGHT must be an integer/);
+  });
+
   it('requires KAFKA_BROKERS only when a role needs Kafka', () => {
     const read = createEnvReader({ DATABASE_URL: 'postgres://x/y' });
     expect(readServiceConfig(read, { ...defaults, needsKafka: false }).kafkaBrokers).toEqual([]);

@@ -1,6 +1,7 @@
 import { DEFAULT_STALL_AFTER_MS } from '@outbox-inbox/outbox';
 import { kafkaClientNames, type KafkaClientName } from '../infrastructure/kafka.ts';
 import { readRetentionConfig, type RetentionConfig } from '../retention/retention-config.ts';
+import type { AdmissionOptions } from '../http/admission/request-admission.ts';
 import { API_ROLE } from '../roles/roles.ts';
 import { ConfigError, type EnvReader } from './env-reader.ts';
 
@@ -11,6 +12,13 @@ import { ConfigError, type EnvReader } from './env-reader.ts';
 export interface ServiceConfig {
   readonly databaseUrl: string;
   readonly databasePoolSize: number;
+  /**
+   * Where the connections that need a session of their own go (`DATABASE_SESSION_URL`, else
+   * DATABASE_URL): the relay's and the inbox processor's LISTEN, and Debezium's replication
+   * connection in CDC mode. PostgreSQL itself or a pooler in session mode; a pooler in
+   * transaction mode hands the server connection to other clients once the LISTEN has run.
+   */
+  readonly databaseSessionUrl: string;
   /** Send repeated statements as named prepared statements (`DATABASE_PREPARE_STATEMENTS`). */
   readonly databasePrepareStatements: boolean;
   /** Empty when no role of this process talks to Kafka. */
@@ -18,6 +26,12 @@ export interface ServiceConfig {
   readonly host: string;
   /** Port of the api role. */
   readonly port: number;
+  /**
+   * The api's admission: requests running at once (`API_MAX_IN_FLIGHT`, default the pool size less two)
+   * and the longest wait for a slot before a 503 (`API_ADMISSION_WAIT_MS`), by at most how many
+   * requests at once (`API_MAX_WAITING`, default as many as run).
+   */
+  readonly admission: AdmissionOptions;
   /** Health + metrics port of a process without the api role; none when unset. */
   readonly opsPort: number | undefined;
   readonly logLevel: string;
@@ -55,17 +69,44 @@ const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
  */
 export function readServiceConfig(
   read: EnvReader,
-  defaults: { name: string; port: number; needsKafka: boolean },
+  defaults: {
+    name: string;
+    port: number;
+    needsKafka: boolean;
+    /**
+     * The api's requests at once when `API_MAX_IN_FLIGHT` is unset, for an api whose requests
+     * share connections (order-service commits them in groups); otherwise the pool size less two.
+     */
+    apiMaxInFlight?: number;
+  },
 ): ServiceConfig {
+  const databaseUrl = read.url('DATABASE_URL', ['postgres', 'postgresql']);
+  const databasePoolSize = read.integer('DATABASE_POOL_SIZE', { default: 10, min: 1, max: 100 });
+  // One connection per running request, and two spare: one for the readiness probe (so it
+  // tells an overloaded api from an unreachable database) and one for the relays' wake-up
+  // after each commit. More requests would only wait inside the pool, unrefusable.
+  const apiMaxInFlight = read.integer('API_MAX_IN_FLIGHT', {
+    default: defaults.apiMaxInFlight ?? Math.max(1, databasePoolSize - 2),
+    min: 1,
+    max: 10_000,
+  });
   return {
-    databaseUrl: read.url('DATABASE_URL', ['postgres', 'postgresql']),
-    databasePoolSize: read.integer('DATABASE_POOL_SIZE', { default: 10, min: 1, max: 100 }),
+    databaseUrl,
+    databaseSessionUrl:
+      read.optionalUrl('DATABASE_SESSION_URL', ['postgres', 'postgresql']) ?? databaseUrl,
+    databasePoolSize,
     databasePrepareStatements:
       read.oneOf('DATABASE_PREPARE_STATEMENTS', ['true', 'false'], 'true') === 'true',
     kafkaBrokers: Object.freeze(defaults.needsKafka ? read.list('KAFKA_BROKERS') : []),
     host: read.string('HOST', '0.0.0.0'),
     port: read.integer('PORT', { default: defaults.port, min: 0, max: 65535 }),
     opsPort: read.optionalInteger('OPS_PORT', { min: 0, max: 65535 }),
+    admission: Object.freeze({
+      maxInFlight: apiMaxInFlight,
+      maxWaitMs: read.integer('API_ADMISSION_WAIT_MS', { default: 300, min: 0, max: 60_000 }),
+      maxWaiting: read.integer('API_MAX_WAITING', { default: apiMaxInFlight, min: 0, max: 10_000 }),
+      retryAfterSeconds: 1,
+    }),
     logLevel: read.oneOf('LOG_LEVEL', logLevels, 'info'),
     kafkaClientId: read.string('KAFKA_CLIENT_ID', defaults.name),
     kafkaClient: read.oneOf('KAFKA_CLIENT', kafkaClientNames, 'kafkajs'),

@@ -8,6 +8,8 @@ import { registerHealthRoutes } from '../health/health-routes.ts';
 import { registerMetricsRoute } from '../metrics/metrics-route.ts';
 import { installErrorHandling } from './error-handling.ts';
 import { installApiDocs } from './api-docs.ts';
+import { createAdmissionGate } from './admission/admission-gate.ts';
+import { defaultAdmission, type AdmissionOptions } from './admission/request-admission.ts';
 import { installTraceContext } from './trace-requests.ts';
 import { installStrictValidation } from './validator.ts';
 
@@ -25,6 +27,11 @@ export function buildServiceApp<DB>(deps: {
   readonly bodyLimit?: number | undefined;
   /** Stall reports of the workers in this process, shown by /health/ready. */
   readonly stalls?: StallWatch | undefined;
+  /**
+   * How many of the service's own requests run at once and how long one waits for its turn
+   * before a 503 (health, metrics and docs are never held back). Defaults to 10 and 300 ms.
+   */
+  readonly admission?: AdmissionOptions | undefined;
   /** The title of the API docs at /docs (the service's name). */
   readonly title?: string | undefined;
   /**
@@ -53,8 +60,11 @@ export function buildServiceApp<DB>(deps: {
   // Registered as a plugin so that it loads after the docs' plugin, which sees only the
   // routes declared after it has loaded.
   void app.register(async (api) => {
-    registerHealthRoutes(api, { db: deps.db, stalls: deps.stalls });
+    const admission = createAdmissionGate(deps.admission ?? defaultAdmission, deps.registry);
+    registerHealthRoutes(api, { db: deps.db, stalls: deps.stalls, admission });
     registerMetricsRoute(api, deps.registry);
+    // Only the service's own routes wait for a slot: health and metrics answer under overload.
+    admission.guard(api);
     deps.routes?.(api);
   });
   return app;

@@ -19,6 +19,8 @@ export async function createKafka(options: {
   brokers: readonly string[];
   logger: Logger;
   client?: KafkaClientName;
+  /** Called per request the kafkajs client sent, with its API name (not on platformatic). */
+  onRequest?: (apiName: string) => void;
 }): Promise<KafkaClient> {
   if (options.client === 'platformatic') {
     const { platformaticClient } = await import('@outbox-inbox/outbox/platformatic');
@@ -33,5 +35,5 @@ export async function createKafka(options: {
     logCreator,
     socketFactory,
   });
-  return kafkajsClient(kafka);
+  return kafkajsClient(kafka, { onRequest: options.onRequest });
 }

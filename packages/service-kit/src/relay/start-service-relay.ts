@@ -44,7 +44,8 @@ export async function startServiceRelay<DB extends OutboxTables>(
       connectUrl: relay.connectUrl,
       connector: {
         name: `${deps.config.kafkaClientId}-outbox`,
-        databaseUrl: deps.config.databaseUrl,
+        // Debezium's replication connection is a session: never through a transaction pooler.
+        databaseUrl: deps.config.databaseSessionUrl,
       },
       logger,
       metrics: deps.metrics,
@@ -55,7 +56,7 @@ export async function startServiceRelay<DB extends OutboxTables>(
     kafka: deps.kafka,
     logger,
     metrics: deps.metrics,
-    listen: { connectionString: deps.config.databaseUrl },
+    listen: { connectionString: deps.config.databaseSessionUrl },
     options: {
       batchSize: relay.batchSize,
       pollIntervalMs: relay.pollIntervalMs,

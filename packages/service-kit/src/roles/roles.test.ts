@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRoles, startInOrder } from './roles.ts';
+import { parseRoles, roleProcessName, startInOrder } from './roles.ts';
 
 const known = ['api', 'relay', 'consumer'] as const;
 
@@ -36,4 +36,13 @@ describe('startInOrder', () => {
     await expect(startInOrder([part('a'), failing])).rejects.toThrow('boom');
     expect(events).toEqual(['start a', 'stop a']);
   });
+});
+
+it('names a process after its roles: one, several, or the whole service', () => {
+  const known = ['api', 'relay', 'consumer'];
+  expect(roleProcessName('order-service', ['relay'], known)).toBe('order-relay');
+  expect(roleProcessName('order-service', ['api', 'relay'], known)).toBe('order-api+relay');
+  expect(roleProcessName('order-service', ['consumer', 'api', 'relay'], known)).toBe(
+    'order-service',
+  );
 });

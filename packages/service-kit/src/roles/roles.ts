@@ -65,3 +65,17 @@ export async function startInOrder(
   }
   return { stop: stopAll };
 }
+
+/**
+ * The name a process gives itself to PostgreSQL: `order-relay` for one role, `order-api+relay`
+ * for several, the service's name (`order-service`) for all of them, as `pnpm dev` and the
+ * e2e suite name their role processes.
+ */
+export function roleProcessName(
+  service: string,
+  roles: readonly string[],
+  known: readonly string[],
+): string {
+  if (known.every((role) => roles.includes(role))) return service;
+  return `${service.replace(/-service$/, '')}-${roles.join('+')}`;
+}

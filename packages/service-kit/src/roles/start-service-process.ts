@@ -12,6 +12,7 @@ import type { ServiceConfig } from '../config/service-config.ts';
 import { createDatabase } from '../database/create-database.ts';
 import { buildOpsApp } from '../http/build-ops-app.ts';
 import { createKafka } from '../infrastructure/kafka.ts';
+import { createKafkaRequestsMetric } from '../metrics/kafka-requests.ts';
 import type { HttpHooks } from '../service/service-hooks.ts';
 import { startInOrder, type Stoppable } from './roles.ts';
 
@@ -66,6 +67,7 @@ export async function startServiceProcess<DB extends OutboxTables>(options: {
         brokers: config.kafkaBrokers,
         logger,
         client: config.kafkaClient,
+        onRequest: createKafkaRequestsMetric(registry),
       })
     : undefined;
   const context: ServiceContext<DB> = { db, kafka, registry, metrics };

@@ -3,7 +3,7 @@ import { createEnvReader } from '../config/env-reader.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
 import { provisionServiceTopics } from '../infrastructure/topics/provision-service-topics.ts';
 import { createLogger } from '../logger.ts';
-import { parseRoles } from '../roles/roles.ts';
+import { parseRoles, roleProcessName } from '../roles/roles.ts';
 import { runUntilSignal } from '../roles/run-until-signal.ts';
 import { startOtlpTracing } from '../tracing/register-tracing.ts';
 import type { ServiceDescriptor } from './service-descriptor.ts';
@@ -22,6 +22,10 @@ export async function runServiceMain<Role extends string, Config extends Service
   await runUntilSignal(
     async () => {
       const roles = parseRoles(options.argv, options.env, service.roles);
+      // Every connection of this process (pool, LISTEN) shows its roles in pg_stat_activity and
+      // can be told apart in PostgreSQL's statistics; node-postgres reads PGAPPNAME, and an
+      // application_name in the database URL still wins.
+      process.env['PGAPPNAME'] ??= roleProcessName(service.name, roles, service.roles);
       const config = service.readConfig(createEnvReader(options.env), {
         needsKafka: service.rolesNeedKafka(roles),
       });
