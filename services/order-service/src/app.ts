@@ -1,10 +1,15 @@
 import type { StallWatch } from '@outbox-inbox/outbox';
-import { buildServiceApp } from '@outbox-inbox/service-kit';
+import {
+  buildServiceApp,
+  defaultAdmission,
+  type AdmissionOptions,
+} from '@outbox-inbox/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { OrderDatabase } from './database/schema.ts';
+import { ORDER_API_MAX_IN_FLIGHT } from './orders/order-group-commit.ts';
 import { registerOrderRoutes } from './orders/order-routes.ts';
 
 export interface OrderAppDeps {
@@ -16,6 +21,8 @@ export interface OrderAppDeps {
   readonly bodyLimit?: number;
   /** The process's workers' stall reports, shown by /health/ready. */
   readonly stalls?: StallWatch;
+  /** Requests run at once and the longest wait for a turn before a 503 (two groups' worth when unset). */
+  readonly admission?: AdmissionOptions;
 }
 
 /**
@@ -26,6 +33,7 @@ export interface OrderAppDeps {
 export function buildApp(deps: OrderAppDeps): FastifyInstance {
   return buildServiceApp({
     ...deps,
+    admission: deps.admission ?? { ...defaultAdmission, maxInFlight: ORDER_API_MAX_IN_FLIGHT },
     title: 'order-service',
     routes: (app) => registerOrderRoutes(app, { db: deps.db }),
   });

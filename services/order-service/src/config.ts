@@ -4,6 +4,7 @@ import {
   type EnvReader,
   type ServiceConfig,
 } from '@outbox-inbox/service-kit';
+import { ORDER_API_MAX_IN_FLIGHT } from './orders/order-group-commit.ts';
 
 /** The shared settings (database, Kafka, HTTP, relay, retention; see service-kit) plus order-service's own. */
 export interface OrderServiceConfig extends ServiceConfig {
@@ -24,6 +25,7 @@ export function readConfig(read: EnvReader, options: { needsKafka: boolean }): O
       name: 'order-service',
       port: 3001,
       needsKafka: options.needsKafka,
+      apiMaxInFlight: ORDER_API_MAX_IN_FLIGHT,
     }),
     idempotencyKeyWindowMs:
       1000 *

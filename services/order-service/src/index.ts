@@ -6,7 +6,7 @@ export type { OrderServiceConfig } from './config.ts';
 export { migrateDatabase, migrateToLatest, orderMigrations } from './database/migrations.ts';
 export type { OrderDatabase, OrderRow, OrderStatus, PaymentStatus } from './database/schema.ts';
 export { orderStatuses } from './database/schema.ts';
-export { applyPaymentEvent } from './consumer/apply-payment-event.ts';
+export { applyPaymentEvent, applyPaymentEvents } from './consumer/apply-payment-event.ts';
 export { PAYMENT_CONSUMER_NAME, startPaymentConsumer } from './consumer/start-payment-consumer.ts';
 export { startOrderRelay } from './relay/start-order-relay.ts';
 export { orderRoles, rolesNeedKafka, startOrderService } from './roles.ts';

@@ -61,6 +61,7 @@ export async function startOrderService(
             logger: logger.child({ role: 'api' }),
             registry,
             stalls: metrics.stalls,
+            admission: config.admission,
           })
       : undefined,
   });

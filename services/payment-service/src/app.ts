@@ -1,5 +1,5 @@
 import type { StallWatch } from '@outbox-inbox/outbox';
-import { buildServiceApp } from '@outbox-inbox/service-kit';
+import { buildServiceApp, type AdmissionOptions } from '@outbox-inbox/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -16,6 +16,8 @@ export interface PaymentAppDeps {
   readonly bodyLimit?: number;
   /** The process's workers' stall reports, shown by /health/ready. */
   readonly stalls?: StallWatch;
+  /** Requests run at once and the longest wait for a turn before a 503 (service-kit's default when unset). */
+  readonly admission?: AdmissionOptions;
 }
 
 /**

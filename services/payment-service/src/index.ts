@@ -9,6 +9,7 @@ export { paymentStatuses } from './database/schema.ts';
 export { decidePayment } from './payments/decide-payment.ts';
 export type { PaymentDecision } from './payments/decide-payment.ts';
 export { handleOrderCreated } from './payments/handle-order-created.ts';
+export { handleOrderCreatedBatch } from './payments/handle-order-created-batch.ts';
 export { simulatedGateway } from './payments/payment-gateway.ts';
 export type { ChargeRequest, PaymentGateway, PaymentRules } from './payments/payment-gateway.ts';
 export { handleOrderCancelled } from './payments/handle-order-cancelled.ts';

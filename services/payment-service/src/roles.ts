@@ -68,6 +68,7 @@ export async function startPaymentService(
             logger: logger.child({ role: 'api' }),
             registry,
             stalls: metrics.stalls,
+            admission: config.admission,
           })
       : undefined,
   });

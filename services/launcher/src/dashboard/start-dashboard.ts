@@ -24,8 +24,10 @@ export interface DashboardOptions {
   readonly relayMode?: 'polling' | 'cdc';
   /** 0 picks a free one. */
   readonly port: number;
-  /** How often the page gets a new state (default 1 s). */
+  /** How often an open page gets a new state (default 1 s). */
   readonly intervalMs?: number;
+  /** How often the system is sampled while no page is open (default 15 s). */
+  readonly idleIntervalMs?: number;
 }
 
 export interface RunningDashboard {
@@ -51,6 +53,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       redeliveries: redeliveries.read,
       relayMode: options.relayMode ?? 'polling',
       intervalMs,
+      ...(options.idleIntervalMs === undefined ? {} : { idleIntervalMs: options.idleIntervalMs }),
+      watched: () => listeners.size > 0,
     },
     (state) => {
       latest = state;
@@ -63,6 +67,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     state: () => latest,
     subscribe(listener) {
       listeners.add(listener);
+      // The first page after a quiet spell gets a fresh state now, not at the idle pace.
+      if (listeners.size === 1) sampler.wake();
       return () => listeners.delete(listener);
     },
   });

@@ -22,20 +22,33 @@ export interface SamplerOptions {
   /** The repeats each event absorbed, from the services' databases. */
   readonly redeliveries: ReadRedeliveries;
   readonly relayMode: 'polling' | 'cdc';
+  /** How often while a page watches (`watched`), default 1 s. */
   readonly intervalMs?: number;
+  /**
+   * How often while no page watches, default 15 s: the charts still have points to show when a
+   * page opens, and an idle system is not scraped every second for nobody.
+   */
+  readonly idleIntervalMs?: number;
+  /** Whether a page is watching now; without it, always. */
+  readonly watched?: () => boolean;
   readonly windowMs?: number;
   readonly orderCount?: number;
 }
 
 /**
- * Every `intervalMs`: the stack's components, the metrics of every running role process and
- * the newest orders with the repeats they absorbed; calls `onState` with the result. Returns `stop()`.
+ * Every `intervalMs` while a page watches (every `idleIntervalMs` otherwise): the stack's
+ * components, the metrics of every running role process and the newest orders with the
+ * repeats they absorbed; calls `onState` with the result. `wake()` samples at once (a page
+ * just opened); `stop()` ends it.
  */
 export function startSampler(
   options: SamplerOptions,
   onState: (state: DashboardState) => void,
-): { stop(): Promise<void> } {
+): { stop(): Promise<void>; wake(): void } {
   const intervalMs = options.intervalMs ?? 1000;
+  const idleIntervalMs = options.idleIntervalMs ?? 15_000;
+  const watched = options.watched ?? (() => true);
+  let wake: () => void = () => undefined;
   const windowMs = options.windowMs ?? 5 * 60_000;
   const points = new SystemPoints();
   const history: SystemPoint[] = [];
@@ -65,17 +78,24 @@ export function startSampler(
       const started = Date.now();
       // A sampling round that fails (the stack's state file mid-rewrite) is skipped, not fatal.
       await sample().catch(() => undefined);
-      await new Promise((resolve) =>
-        setTimeout(resolve, Math.max(0, intervalMs - (Date.now() - started))),
-      );
+      const every = watched() ? intervalMs : idleIntervalMs;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(0, every - (Date.now() - started)));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     }
   };
   round = loop();
   return {
     async stop() {
       stopped = true;
+      wake();
       await round;
     },
+    wake: () => wake(),
   };
 }
 

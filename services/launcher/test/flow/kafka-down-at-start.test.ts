@@ -50,7 +50,12 @@ describe('order-service with every role in one process, started while Kafka is d
     });
     expect(created.status).toBe(201);
     const metrics = async () => (await fetch(`${orders?.url}/metrics`)).text();
-    expect(await metrics()).toMatch(/^outbox_unpublished_events [1-9]/m);
+    // Polled: the backlog gauges answer from a query up to a few seconds old.
+    await pollUntil(async () => /^outbox_unpublished_events [1-9]/m.test(await metrics()), {
+      timeoutMs: 10_000,
+      intervalMs: 500,
+      description: 'the unpublished order to show while Kafka is down',
+    });
 
     await stack.start('kafka');
     await pollUntil(async () => /^outbox_unpublished_events 0$/m.test(await metrics()), {

@@ -1,11 +1,13 @@
 import { isEvent } from '@outbox-inbox/contracts';
 import { traceOf, type ReceivedEvent } from '@outbox-inbox/outbox';
-import type { Transaction, Updateable } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
-import type { OrderDatabase, OrderStatus, OrdersTable } from '../database/schema.ts';
+import type { OrderDatabase, OrderRow, OrderStatus } from '../database/schema.ts';
 import { recordOrderHistory } from '../history/record-order-history.ts';
 
-type OrderChange = (current: OrderStatus) => Updateable<OrdersTable>;
+/** The columns a payment result sets. */
+type PaymentColumns = Pick<OrderRow, 'status' | 'payment_status' | 'payment_id' | 'failure_reason'>;
+type OrderChange = (current: OrderStatus) => Partial<PaymentColumns>;
 
 /** A payment result moves only a PENDING order; a cancelled order stays cancelled. */
 function nextStatus(current: OrderStatus, onPending: OrderStatus): OrderStatus {
@@ -80,14 +82,91 @@ export async function applyPaymentEvent(
   // Every applied event is a step of the journey, also one that changed nothing: a second
   // application of the same event would otherwise be invisible behind the rules above.
   await recordOrderHistory(trx, { id: parsed.orderId, ...after }, event);
-  // The last hop of the order's trace: the id the POST /orders request started.
-  logger?.info(
-    {
-      traceId: traceOf(event.headers)?.traceId,
-      orderId: parsed.orderId,
-      eventType: event.eventType,
+  logApplied(logger, event, parsed.orderId, after.status);
+}
+
+/**
+ * `applyPaymentEvent` for the events of a fetch at once, with three statements whatever their
+ * number: one SELECT … FOR UPDATE of their orders, one UPDATE of the orders that change, one
+ * INSERT of their history steps. The events are folded in the order given, by the same rules
+ * as one at a time, so several results of one order (paid, then refunded) end as they would.
+ */
+export async function applyPaymentEvents(
+  trx: Transaction<OrderDatabase>,
+  events: readonly ReceivedEvent[],
+  logger?: Logger,
+): Promise<void> {
+  const steps = events.flatMap((event) => {
+    const parsed = parse(event);
+    return parsed ? [{ event, ...parsed }] : [];
+  });
+  if (steps.length === 0) return;
+  const orderIds = [...new Set(steps.map((step) => step.orderId))].sort();
+  // Locked in one order (by id): the locks order these updates with a concurrent cancel, and
+  // two transactions locking several orders never wait on each other in a cycle.
+  const locked = await trx
+    .selectFrom('orders')
+    .select(['id', 'status', 'payment_status', 'payment_id', 'failure_reason'])
+    .where('id', 'in', orderIds)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  const orders = new Map(locked.map((order) => [order.id, order]));
+  const changed = new Set<string>();
+  const history: {
+    order_id: string;
+    event_id: string;
+    event_type: string;
+    status: OrderStatus;
+    payment_status: OrderRow['payment_status'];
+  }[] = [];
+  for (const step of steps) {
+    const order = orders.get(step.orderId);
+    if (!order) continue;
+    const change = step.change(order.status);
+    // A refund is final, as in applyPaymentEvent.
+    if (order.payment_status !== 'REFUNDED' || change.payment_status === 'REFUNDED') {
+      orders.set(order.id, { ...order, ...change });
+      changed.add(order.id);
+    }
+    const after = orders.get(order.id) ?? order;
+    history.push({
+      order_id: order.id,
+      event_id: step.event.eventId,
+      event_type: step.event.eventType,
       status: after.status,
-    },
+      payment_status: after.payment_status,
+    });
+    logApplied(logger, step.event, order.id, after.status);
+  }
+  const updates = [...changed].map((id) => orders.get(id)).filter((order) => order !== undefined);
+  if (updates.length > 0) {
+    const column = <T>(pick: (order: (typeof updates)[number]) => T): T[] => updates.map(pick);
+    await sql`
+      UPDATE orders AS o SET status = c.status, payment_status = c.payment_status,
+        payment_id = c.payment_id, failure_reason = c.failure_reason, updated_at = ${new Date()}
+      FROM unnest(
+        ${column((o) => o.id)}::uuid[],
+        ${column((o) => o.status)}::text[],
+        ${column((o) => o.payment_status)}::text[],
+        ${column((o) => o.payment_id)}::uuid[],
+        ${column((o) => o.failure_reason)}::text[]
+      ) AS c(id, status, payment_status, payment_id, failure_reason)
+      WHERE o.id = c.id
+    `.execute(trx);
+  }
+  if (history.length > 0) await trx.insertInto('order_history').values(history).execute();
+}
+
+/** The last hop of the order's trace: the id the POST /orders request started. */
+function logApplied(
+  logger: Logger | undefined,
+  event: ReceivedEvent,
+  orderId: string,
+  status: OrderStatus,
+): void {
+  logger?.info(
+    { traceId: traceOf(event.headers)?.traceId, orderId, eventType: event.eventType, status },
     'payment event applied to its order',
   );
 }

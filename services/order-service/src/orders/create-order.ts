@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
 import { aggregateTypes, schemaVersion, topics, type OrderCreated } from '@outbox-inbox/contracts';
-import { enqueue, traceHeaders, type TraceContext } from '@outbox-inbox/outbox';
+import {
+  enqueue,
+  traceHeaders,
+  type OutboxEventInput,
+  type TraceContext,
+} from '@outbox-inbox/outbox';
 import { HttpError } from '@outbox-inbox/service-kit';
 import type { Kysely, Transaction } from 'kysely';
-import type { OrderDatabase } from '../database/schema.ts';
+import type { OrderDatabase, OrderRow } from '../database/schema.ts';
 import { recordOrderHistory } from '../history/record-order-history.ts';
 import { insertOrderRow } from './insert-order-row.ts';
 import type { CreateOrderBody, OrderView } from './order-schemas.ts';
@@ -16,18 +21,18 @@ export interface CreateOrderResult {
   readonly replayed: boolean;
 }
 
-function requestHash(body: CreateOrderBody): string {
+/** The request an Idempotency-Key was first used with, whatever the JSON key order. */
+export function requestHash(body: CreateOrderBody): string {
   // Field by field, so the JSON key order a client happens to send does not matter.
   const canonical = JSON.stringify([body.customerId, body.amount, body.currency]);
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-async function insertOrder(
-  trx: Transaction<OrderDatabase>,
-  body: CreateOrderBody,
+/** The OrderCreated event of a new order row. */
+export function orderCreatedEvent(
+  row: OrderRow,
   trace: TraceContext | undefined,
-): Promise<OrderView> {
-  const row = await insertOrderRow(trx, body);
+): OutboxEventInput {
   const payload: OrderCreated = {
     schemaVersion,
     orderId: row.id,
@@ -36,25 +41,30 @@ async function insertOrder(
     currency: row.currency,
     createdAt: row.created_at.toISOString(),
   };
+  return {
+    eventType: 'OrderCreated',
+    aggregateType: aggregateTypes.order,
+    aggregateId: row.id,
+    topic: topics.orderEvents,
+    partitionKey: row.id,
+    payload,
+    // The request's trace travels with the event: payment-service continues it.
+    headers: traceHeaders(trace),
+  };
+}
+
+async function insertOrder(
+  trx: Transaction<OrderDatabase>,
+  body: CreateOrderBody,
+  trace: TraceContext | undefined,
+): Promise<OrderView> {
+  const row = await insertOrderRow(trx, body);
   // Same transaction as the order row (R-DIST-OBX-1): both commit, or neither does.
-  const { eventId } = await enqueue(
-    trx,
-    {
-      eventType: 'OrderCreated',
-      aggregateType: aggregateTypes.order,
-      aggregateId: row.id,
-      topic: topics.orderEvents,
-      partitionKey: row.id,
-      payload,
-      // The request's trace travels with the event: payment-service continues it.
-      headers: traceHeaders(trace),
-    },
-    {
-      // The hot write path: the route wakes the relays after the commit instead (a NOTIFY in
-      // this transaction would make every order's commit wait for the one before it).
-      notify: false,
-    },
-  );
+  const { eventId } = await enqueue(trx, orderCreatedEvent(row, trace), {
+    // The hot write path: the route wakes the relays after the commit instead (a NOTIFY in
+    // this transaction would make every order's commit wait for the one before it).
+    notify: false,
+  });
   await recordOrderHistory(trx, row, { eventId, eventType: 'OrderCreated' });
   return toOrderView(row);
 }
@@ -62,7 +72,9 @@ async function insertOrder(
 /**
  * Creates a PENDING order and its OrderCreated outbox row in one transaction. With an
  * idempotency key, a retry of the same request returns the first response and creates nothing;
- * the key reused with a different body is refused (422).
+ * the key reused with a different body is refused (422). The api commits concurrent requests
+ * together (`order-group-commit.ts`); this is the path of one request, and of each request of
+ * a group that failed as a whole.
  */
 export async function createOrder(
   db: Kysely<OrderDatabase>,

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { OrderDatabase } from '../database/schema.ts';
 import { cancelOrder } from './cancel-order.ts';
-import { createOrder } from './create-order.ts';
 import { listOrders } from './list-orders.ts';
+import { OrderGroupCommit } from './order-group-commit.ts';
 import {
   CreateOrderBody,
   IdempotencyHeaders,
@@ -26,6 +26,8 @@ export function registerOrderRoutes(
   // createOrder enqueues without a NOTIFY in its transaction; this wakes the relays after it.
   const relays = createOutboxNotifier(db, app.log);
   app.addHook('onClose', () => relays.idle());
+  // Concurrent requests share a transaction; each is answered after its commit.
+  const orders = new OrderGroupCommit(db);
 
   app.post<{ Body: CreateOrderBody; Headers: { 'idempotency-key'?: string } }>(
     '/orders',
@@ -33,12 +35,11 @@ export function registerOrderRoutes(
       schema: { body: CreateOrderBody, headers: IdempotencyHeaders, response: { 201: OrderView } },
     },
     async (request, reply) => {
-      const result = await createOrder(
-        db,
-        request.body,
-        request.headers['idempotency-key'],
-        request.traceContext,
-      );
+      const result = await orders.create({
+        body: request.body,
+        idempotencyKey: request.headers['idempotency-key'],
+        trace: request.traceContext,
+      });
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       else relays.notify();
       return reply.code(result.status).send(result.body);

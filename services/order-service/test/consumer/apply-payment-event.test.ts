@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ReceivedEvent } from '@outbox-inbox/outbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyPaymentEvent, type OrderStatus } from '../../src/index.ts';
+import { applyPaymentEvent, applyPaymentEvents, type OrderStatus } from '../../src/index.ts';
 import { createOrderApiContext, type OrderApiContext } from '../support/order-api-context.ts';
 
 let ctx: OrderApiContext;
@@ -114,5 +114,75 @@ describe('applyPaymentEvent', () => {
       status: 'PENDING',
     });
     await ctx.db.transaction().execute((trx) => applyPaymentEvent(trx, completed(randomUUID())));
+  });
+});
+
+describe('applyPaymentEvents', () => {
+  /** An order's journey, every rule in it: paid, a replay, refunded, a replay after the refund. */
+  function journey(cancelled: string, pending: string, failing: string): ReceivedEvent[] {
+    const paid = completed(cancelled);
+    return [
+      paid,
+      completed(pending),
+      failed(failing),
+      { ...completed(pending), eventType: 'PaymentAuthorized' },
+      completed(randomUUID()),
+      paid,
+      refunded(cancelled),
+      { ...paid, eventId: randomUUID() },
+    ];
+  }
+
+  async function stateOf(ids: readonly string[]) {
+    return Promise.all(
+      ids.map(async (id) => ({
+        order: await ctx.db
+          .selectFrom('orders')
+          .select(['status', 'payment_status', 'failure_reason'])
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow(),
+        steps: await ctx.db
+          .selectFrom('order_history')
+          .select(['event_type', 'status', 'payment_status'])
+          .where('order_id', '=', id)
+          .orderBy('seq')
+          .execute(),
+      })),
+    );
+  }
+
+  it('ends a set of events as applyPaymentEvent does one by one, with three statements', async () => {
+    const one = [
+      await orderWith('CANCELLED'),
+      await orderWith('PENDING'),
+      await orderWith('PENDING'),
+    ] as const;
+    const set = [
+      await orderWith('CANCELLED'),
+      await orderWith('PENDING'),
+      await orderWith('PENDING'),
+    ] as const;
+    for (const event of journey(...one)) {
+      await ctx.db.transaction().execute((trx) => applyPaymentEvent(trx, event));
+    }
+    let statements = 0;
+    await ctx.db.transaction().execute((trx) =>
+      applyPaymentEvents(
+        trx.withPlugin({
+          transformQuery: (args) => {
+            statements += 1;
+            return args.node;
+          },
+          transformResult: async (args) => args.result,
+        }),
+        journey(...set),
+      ),
+    );
+    expect(await stateOf(set)).toEqual(await stateOf(one));
+    expect((await stateOf(set))[0]?.order).toMatchObject({
+      status: 'CANCELLED',
+      payment_status: 'REFUNDED',
+    });
+    expect(statements).toBe(3);
   });
 });

@@ -22,7 +22,10 @@ describe('health and metrics', () => {
   it('is live and ready, and serves Prometheus metrics including the outbox backlog', async () => {
     expect((await ctx.app.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
     const ready = await ctx.app.inject({ method: 'GET', url: '/health/ready' });
-    expect(ready.json()).toEqual({ status: 'ok', checks: { database: 'ok' } });
+    expect(ready.json()).toEqual({
+      status: 'ok',
+      checks: { database: 'ok', admission: { status: 'ok' } },
+    });
     await ctx.app.inject({ method: 'POST', url: '/orders', payload: validOrder });
     const metrics = await ctx.app.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.statusCode).toBe(200);

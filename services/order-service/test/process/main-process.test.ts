@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Stack, findFreePort, pollUntil } from '@outbox-inbox/infra';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
 import { formatTraceparent, startTrace } from '@outbox-inbox/outbox';
+import pg from 'pg';
 import { pino } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
 import { migrateDatabase } from '../../src/index.ts';
@@ -56,7 +57,7 @@ async function startReadyApi(databasePrefix: string, env: Record<string, string>
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ customerId: 'c', amount: 10, currency: 'EUR' }),
     });
-  return { ...api, createOrder };
+  return { ...api, createOrder, url };
 }
 
 describe('src/main.ts', () => {
@@ -85,6 +86,18 @@ describe('src/main.ts', () => {
       const created = await api.createOrder({ 'x-request-id': 'req-from-test' });
       expect(created.status).toBe(201);
       expect(created.headers.get('x-request-id')).toBe('req-from-test');
+      // The process names its role to PostgreSQL: pg_stat_activity tells the roles apart.
+      const client = new pg.Client({ connectionString: api.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ application_name: string }>(
+          `SELECT DISTINCT application_name FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+        );
+        expect(rows.map((row) => row.application_name)).toEqual(['order-api']);
+      } finally {
+        await client.end();
+      }
     } finally {
       api.child.kill('SIGTERM');
     }

@@ -3,7 +3,13 @@ import { validate } from '@outbox-inbox/contracts';
 import type { InboxEvent, InboxHandler } from '@outbox-inbox/outbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentDatabase } from '../../src/database/schema.ts';
-import { handleOrderCancelled, handleOrderCreated, simulatedGateway } from '../../src/index.ts';
+import {
+  decidePayment,
+  handleOrderCancelled,
+  handleOrderCreated,
+  handleOrderCreatedBatch,
+  simulatedGateway,
+} from '../../src/index.ts';
 import {
   createPaymentTestContext,
   type PaymentTestContext,
@@ -54,7 +60,13 @@ async function run(handler: InboxHandler<PaymentDatabase>, event: InboxEvent): P
     return;
   }
   // As the processor runs it: the provider call with no transaction, then the short one.
-  const result = await handler.call(event, new AbortController().signal);
+  const signal = new AbortController().signal;
+  if ('applyBatch' in handler) {
+    const result = handler.call === undefined ? undefined : await handler.call(event, signal);
+    await ctx.db.transaction().execute((trx) => handler.applyBatch(trx, [{ event, result }]));
+    return;
+  }
+  const result = await handler.call(event, signal);
   await ctx.db.transaction().execute((trx) => handler.apply(trx, event, result));
 }
 
@@ -124,6 +136,37 @@ describe('OrderCreated', () => {
     expect(payments).toHaveLength(1);
     expect((await eventsFor(event.partitionKey)).map((e) => e.event_type)).toEqual([
       'PaymentCompleted',
+    ]);
+  });
+});
+
+describe('OrderCreated, the batch form', () => {
+  it('applies a batch as each event alone: a repeat changes nothing, a declined order fails', async () => {
+    const paid = orderCreated(2500);
+    const declined = orderCreated(10_001);
+    const batch = handleOrderCreatedBatch(simulatedGateway(rules));
+    const items = [paid, declined].map((event) => ({
+      event,
+      result: decidePayment(event.payload as { amount: number }, rules),
+    }));
+    await ctx.db.transaction().execute((trx) => batch.applyBatch(trx, items));
+    // The same two again, as a redelivery would bring them.
+    await ctx.db.transaction().execute((trx) => batch.applyBatch(trx, items));
+    expect((await eventsFor(paid.partitionKey)).map((e) => e.event_type)).toEqual([
+      'PaymentCompleted',
+    ]);
+    const [failed] = await eventsFor(declined.partitionKey);
+    expect(failed?.event_type).toBe('PaymentFailed');
+    expect(validate('PaymentFailed', failed?.payload)).toBeUndefined();
+    const [completed] = await eventsFor(paid.partitionKey);
+    expect(validate('PaymentCompleted', completed?.payload)).toBeUndefined();
+    expect(await historyOf(paid.partitionKey)).toEqual([
+      'OrderCreated:COMPLETED',
+      'OrderCreated:UNCHANGED',
+    ]);
+    expect(await historyOf(declined.partitionKey)).toEqual([
+      'OrderCreated:FAILED',
+      'OrderCreated:UNCHANGED',
     ]);
   });
 });

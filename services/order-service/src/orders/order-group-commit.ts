@@ -1,0 +1,120 @@
+import type { Kysely } from 'kysely';
+import type { OrderDatabase } from '../database/schema.ts';
+import { createOrder, type CreateOrderResult } from './create-order.ts';
+import { createOrders, type OrderRequest } from './create-orders.ts';
+
+export interface OrderGroupCommitOptions {
+  /** Most requests one transaction carries. */
+  readonly maxGroup: number;
+  /** Groups being written at once; a request that finds fewer starts a group of its own at once. */
+  readonly maxInFlight: number;
+}
+
+export const DEFAULT_ORDER_GROUP_COMMIT: OrderGroupCommitOptions = Object.freeze({
+  // Small enough that a group commits well within the api's answer bound on a busy machine.
+  maxGroup: 16,
+  maxInFlight: 2,
+});
+
+/**
+ * How many requests the api admits at once (`API_MAX_IN_FLIGHT` unset): every request of the
+ * groups in flight and of the next ones. One connection per request, service-kit's default,
+ * would cap a group at a few requests.
+ */
+export const ORDER_API_MAX_IN_FLIGHT =
+  DEFAULT_ORDER_GROUP_COMMIT.maxGroup * DEFAULT_ORDER_GROUP_COMMIT.maxInFlight;
+
+interface Waiting {
+  readonly request: OrderRequest;
+  readonly resolve: (result: CreateOrderResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit for `POST /orders`: requests that arrive while earlier groups are being written
+ * wait and then share one transaction (`createOrders`), so a busy api pays one BEGIN, one
+ * COMMIT and one WAL flush per group instead of per order. A request that finds fewer than
+ * `maxInFlight` groups under way starts one at once: at a low rate every order is its own group
+ * and waits for nothing. Each request is answered only after its group committed. When a group
+ * fails as a whole, each of its requests is replayed on its own (`createOrder`), so one bad
+ * request fails alone.
+ */
+export class OrderGroupCommit {
+  readonly #db: Kysely<OrderDatabase>;
+  readonly #options: OrderGroupCommitOptions;
+  readonly #waiting: Waiting[] = [];
+  #inFlight = 0;
+
+  constructor(db: Kysely<OrderDatabase>, options: Partial<OrderGroupCommitOptions> = {}) {
+    this.#db = db;
+    this.#options = Object.freeze({ ...DEFAULT_ORDER_GROUP_COMMIT, ...options });
+  }
+
+  /** Creates the order (or replays its Idempotency-Key) once its group has committed. */
+  create(request: OrderRequest): Promise<CreateOrderResult> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ request, resolve, reject });
+      this.#startGroups();
+    });
+  }
+
+  #startGroups(): void {
+    while (this.#inFlight < this.#options.maxInFlight && this.#waiting.length > 0) {
+      const group = this.#takeGroup();
+      this.#inFlight += 1;
+      void this.#commit(group).finally(() => {
+        this.#inFlight -= 1;
+        this.#startGroups();
+      });
+    }
+  }
+
+  /**
+   * The oldest waiting requests, up to `maxGroup`, leaving a request whose Idempotency-Key is
+   * already in the group for a later one: two claims of one key in one statement would both
+   * miss the other, where one after the other the second finds the first's response.
+   */
+  #takeGroup(): Waiting[] {
+    const group: Waiting[] = [];
+    const keys = new Set<string>();
+    for (let i = 0; i < this.#waiting.length && group.length < this.#options.maxGroup;) {
+      const waiting = this.#waiting[i];
+      const key = waiting?.request.idempotencyKey;
+      if (waiting === undefined || (key !== undefined && keys.has(key))) {
+        i += 1;
+        continue;
+      }
+      if (key !== undefined) keys.add(key);
+      group.push(waiting);
+      this.#waiting.splice(i, 1);
+    }
+    return group;
+  }
+
+  async #commit(group: readonly Waiting[]): Promise<void> {
+    let outcomes;
+    try {
+      outcomes = await createOrders(
+        this.#db,
+        group.map((waiting) => waiting.request),
+      );
+    } catch {
+      // Nothing of the group was written: each request again, alone, with its own outcome.
+      await Promise.all(group.map((waiting) => this.#createAlone(waiting)));
+      return;
+    }
+    group.forEach((waiting, index) => {
+      const outcome = outcomes[index];
+      if (outcome === undefined || outcome instanceof Error) waiting.reject(outcome);
+      else waiting.resolve(outcome);
+    });
+  }
+
+  async #createAlone({ request, resolve, reject }: Waiting): Promise<void> {
+    try {
+      resolve(await createOrder(this.#db, request.body, request.idempotencyKey, request.trace));
+    } catch (error) {
+      reject(error);
+    }
+  }
+}
