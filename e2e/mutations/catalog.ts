@@ -37,6 +37,14 @@ export const mutations: readonly Mutation[] = Object.freeze([
     mustFailIn: ['e2e/test/3-consumers-killed.test.ts'],
   },
   {
+    name: 'fetch-out-of-key-order',
+    breaks: "the dedup consumer applies a fetch's events out of their key's order",
+    patch: 'e2e/mutations/fetch-out-of-key-order.patch',
+    // Thirty events of three keys on one partition, all in the first fetch: the order each
+    // key's events were applied in is compared with their offsets.
+    mustFailIn: ['packages/outbox/test/dedup-consumer/dedup-consumer-fetch.test.ts'],
+  },
+  {
     name: 'no-head-of-key',
     breaks: 'the relay claims any unpublished row, not only the oldest of its partition key',
     patch: 'e2e/mutations/no-head-of-key.patch',
@@ -75,9 +83,16 @@ export const mutations: readonly Mutation[] = Object.freeze([
     mustFailIn: ['e2e/test/14-order-api-killed.test.ts'],
   },
   {
+    name: 'group-commit-answers-before-commit',
+    breaks: "POST /orders answers a group's requests before the group's transaction committed",
+    patch: 'e2e/mutations/group-commit-answers-before-commit.patch',
+    // A deferred trigger holds the COMMIT itself there: an answer before it is seen at once.
+    mustFailIn: ['services/order-service/test/http/answer-after-commit.test.ts'],
+  },
+  {
     name: 'workshop-break-idempotency',
     breaks:
-      "the workshop's patch: payment-service's inbox key, existing-payment check and unique order_id, all removed",
+      "the workshop's patch: payment-service's inbox key, payment ON CONFLICT and unique order_id, all removed",
     patch: 'docs/workshop/break-idempotency.patch',
     mustFailIn: ['e2e/test/2-relay-killed.test.ts'],
     // docs/workshop.md promises this violation; the docs test leaves the run to this mutation.
@@ -86,7 +101,7 @@ export const mutations: readonly Mutation[] = Object.freeze([
   {
     name: 'workshop-break-idempotency-keep-unique',
     breaks:
-      "the workshop's variation: payment-service's inbox key and existing-payment check removed, the unique order_id kept",
+      "the workshop's variation: payment-service's inbox key and payment ON CONFLICT removed, the unique order_id kept",
     patch: 'docs/workshop/break-idempotency.patch',
     excludeFromPatch: ['services/payment-service/src/database/migrations.ts'],
     mustFailIn: ['e2e/test/2-relay-killed.test.ts'],
@@ -95,10 +110,38 @@ export const mutations: readonly Mutation[] = Object.freeze([
     evidence: /dead[\s\S]*(duplicate key|unique)/,
   },
   {
+    name: 'failed-batch-marks-all',
+    breaks:
+      "the inbox processor marks every row of a failed batch processed, the failing row's included, instead of applying each alone",
+    patch: 'e2e/mutations/failed-batch-marks-all.patch',
+    mustFailIn: ['packages/outbox/test/inbox/batch-handler.test.ts'],
+  },
+  {
     name: 'retention-takes-unfinished',
     breaks:
       'retention deletes unpublished outbox rows and unprocessed inbox rows older than the window',
     patch: 'e2e/mutations/retention-takes-unfinished.patch',
     mustFailIn: ['e2e/test/15-retention-under-faults.test.ts'],
+  },
+  {
+    name: 'retention-session-lock',
+    breaks:
+      'retention holds its advisory lock for the session, which a pooler in transaction mode leaves on a server connection',
+    patch: 'e2e/mutations/retention-session-lock.patch',
+    mustFailIn: ['packages/outbox/test/operations/retention-behind-pooler.test.ts'],
+  },
+  {
+    name: 'unbounded-admission-wait',
+    breaks:
+      'a request the api cannot start waits for a slot without bound instead of a 503 with Retry-After within the admission wait',
+    patch: 'e2e/mutations/unbounded-admission-wait.patch',
+    mustFailIn: ['services/order-service/test/http/overload.test.ts'],
+  },
+  {
+    name: 'unbounded-admission-queue',
+    breaks:
+      'any number of requests wait for a slot, so under an overload each refusal comes only after the whole admission wait',
+    patch: 'e2e/mutations/unbounded-admission-queue.patch',
+    mustFailIn: ['services/order-service/test/http/overload.test.ts'],
   },
 ]);
