@@ -1,14 +1,16 @@
-import { readFileSync, rmSync } from 'node:fs';
-import { reportFiles } from './report.ts';
+import { readFileSync } from 'node:fs';
+import { clearReport, reportFiles, writeReport } from './report.ts';
 
 /**
- * Vitest `globalSetup`: each run starts a fresh report (no rows left from an earlier run)
- * and prints the table when the suite ends.
+ * Vitest `globalSetup`: each run starts a fresh report (no rows left from an earlier run), unless
+ * E2E_REPORT_APPEND=1 says that the caller cleared it for several runs at once (`./pnpm test`),
+ * and prints the table when the run ends.
  */
 export default function setup(): () => void {
-  rmSync(reportFiles.json, { force: true });
-  rmSync(reportFiles.markdown, { force: true });
+  if (process.env['E2E_REPORT_APPEND'] !== '1') clearReport();
   return () => {
+    // Again at the end: a run that wrote at the same moment as another may have missed its row.
+    writeReport();
     try {
       console.log(`\n${readFileSync(reportFiles.markdown, 'utf8')}`);
     } catch {

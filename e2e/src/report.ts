@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -55,13 +55,24 @@ export function abortedRow(scenario: string, faults: readonly string[], error: u
 }
 
 const reportDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../report');
-const jsonFile = path.join(reportDir, 'latest.json');
 
 /** Where the counts go: JSON for machines, Markdown for people. */
 export const reportFiles = Object.freeze({
-  json: jsonFile,
+  json: path.join(reportDir, 'latest.json'),
   markdown: path.join(reportDir, 'latest.md'),
+  /**
+   * One file per scenario, so that two vitest runs at once (`./pnpm test` runs the scenarios
+   * in two stages) never overwrite each other's rows; latest.* are made from these.
+   */
+  rows: path.join(reportDir, 'rows'),
 });
+
+/** Starts a report with no rows (a vitest run's global set-up; `./pnpm test` once for both). */
+export function clearReport(): void {
+  rmSync(reportFiles.rows, { recursive: true, force: true });
+  rmSync(reportFiles.json, { force: true });
+  rmSync(reportFiles.markdown, { force: true });
+}
 
 const columns: readonly [keyof ReportRow, string][] = [
   ['scenario', 'scenario'],
@@ -93,18 +104,28 @@ export function markdownTable(rows: readonly ReportRow[]): string {
 }
 
 /**
- * Records one scenario's counts in e2e/report/latest.json and rewrites latest.md.
- * The suite's global set-up starts each run with no report.
+ * Records one scenario's counts, then rewrites e2e/report/latest.json and latest.md from every
+ * scenario recorded since the report was cleared.
  */
 export function recordScenario(counts: ReportRow): void {
-  mkdirSync(reportDir, { recursive: true });
-  const previous: ReportRow[] = existsSync(jsonFile)
-    ? (JSON.parse(readFileSync(jsonFile, 'utf8')) as ReportRow[])
-    : [];
-  const rows = [...previous.filter((row) => row.scenario !== counts.scenario), counts].sort(
-    (a, b) => a.scenario.localeCompare(b.scenario),
-  );
-  writeFileSync(jsonFile, `${JSON.stringify(rows, null, 2)}\n`);
+  mkdirSync(reportFiles.rows, { recursive: true });
+  const file = `${counts.scenario.replaceAll(/[^a-z0-9]+/gi, '-').toLowerCase()}.json`;
+  writeFileSync(path.join(reportFiles.rows, file), `${JSON.stringify(counts, null, 2)}\n`);
+  writeReport();
+}
+
+/** latest.json and latest.md, from the rows recorded so far (none: no file). */
+export function writeReport(): void {
+  let files: string[];
+  try {
+    files = readdirSync(reportFiles.rows).filter((name) => name.endsWith('.json'));
+  } catch {
+    return;
+  }
+  const rows = files
+    .map((name) => JSON.parse(readFileSync(path.join(reportFiles.rows, name), 'utf8')) as ReportRow)
+    .sort((a, b) => a.scenario.localeCompare(b.scenario));
+  writeFileSync(reportFiles.json, `${JSON.stringify(rows, null, 2)}\n`);
   const markdown = [
     '# Resilience suite: latest run',
     '',

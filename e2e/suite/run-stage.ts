@@ -13,6 +13,8 @@ export interface StageResult {
   readonly logFile: string;
   /** vitest's JSON report, for a vitest stage that wrote one. */
   readonly vitestReport: string | undefined;
+  /** A stage of resilience scenarios (`Stage.scenarios`). */
+  readonly scenarios: boolean;
 }
 
 /** A file-system-safe name: `outbox on platformatic` → `outbox-on-platformatic`. */
@@ -49,7 +51,7 @@ export function runStage(
   delete env['FORCE_COLOR'];
   const child = spawn(resolveCommand(options.root, stage.command), args, {
     cwd: path.join(options.root, stage.cwd),
-    env: { ...env, NO_COLOR: '1' },
+    env: { ...env, ...stage.env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.pipe(log, { end: false });
@@ -69,6 +71,7 @@ export function runStage(
           seconds: (Date.now() - startedAt) / 1000,
           logFile,
           vitestReport: vitestReport && existsSync(vitestReport) ? vitestReport : undefined,
+          scenarios: stage.scenarios ?? false,
         }),
       );
     };

@@ -26,6 +26,7 @@ function harness(stages: Stage[], concurrency: number) {
             seconds: 0,
             logFile: '',
             vitestReport: undefined,
+            scenarios: false,
           });
         }),
       );

@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findRepoRoot } from '@outbox-inbox/infra';
+import { clearReport } from '../src/report.ts';
 import { runStage } from './run-stage.ts';
 import { runStages } from './run-stages.ts';
 import { stages } from './stages.ts';
@@ -31,6 +32,8 @@ if (unknown.length > 0) {
 const selected = only ? stages.filter((stage) => only.includes(stage.name)) : stages;
 
 const root = findRepoRoot();
+// The scenario stages add their rows to one e2e report (E2E_REPORT_APPEND): it starts empty here.
+if (selected.some((stage) => stage.scenarios)) clearReport();
 const logDir = path.join(root, 'e2e', 'report', 'suite');
 rmSync(logDir, { recursive: true, force: true });
 mkdirSync(logDir, { recursive: true });

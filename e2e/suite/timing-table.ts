@@ -47,7 +47,7 @@ export function testFiles(result: StageResult, root: string): TimedItem[] {
 }
 
 /**
- * Each test of a stage (a scenario, for the e2e stage) that took a second or more, named by
+ * Each test of a stage (a scenario, for a stage of scenarios) that took a second or more, named by
  * its file and title, with its duration, slowest first.
  */
 export function tests(result: StageResult): TimedItem[] {
@@ -104,9 +104,9 @@ export function timingReport(
 ): string {
   const verdict = (passed: boolean) => (passed ? 'passed' : 'FAILED');
   const byStart = [...results].sort((a, b) => a.startedAt - b.startedAt);
-  const scenarios = results.filter((result) => result.name === 'e2e').flatMap(tests);
+  const scenarios = results.filter((result) => result.scenarios).flatMap(tests);
   const files = results
-    .filter((result) => result.name !== 'e2e')
+    .filter((result) => !result.scenarios)
     .flatMap((result) => testFiles(result, options.root))
     .sort((a, b) => b.seconds - a.seconds)
     .slice(0, options.slowest ?? 15);
