@@ -22,6 +22,7 @@ import { memory } from './scenarios/memory/memory.ts';
 import { relayDrain } from './scenarios/relay-drain/relay-drain.ts';
 import { relayModes } from './scenarios/relay-modes/relay-modes.ts';
 import { relayScaling } from './scenarios/relay-scaling/relay-scaling.ts';
+import { roundTrips } from './scenarios/round-trips/round-trips.ts';
 import { writeOverhead } from './scenarios/write-overhead/write-overhead.ts';
 import { parseSettings } from './settings.ts';
 
@@ -35,6 +36,7 @@ const scenarios: readonly Scenario[] = [
   memory,
   capacity,
   relayModes,
+  roundTrips,
 ];
 
 const { settings, only } = parseSettings(process.argv.slice(2), process.env);

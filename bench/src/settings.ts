@@ -35,6 +35,9 @@ export interface BenchSettings {
   readonly capacityGrowth: number;
   /** B7: rates tried per variant at most (the search halves the gap after the first miss). */
   readonly capacitySteps: number;
+  /** B10: orders offered at `roundTripRate` per second while statements are counted. */
+  readonly roundTripOrders: number;
+  readonly roundTripRate: number;
 }
 
 const full: BenchSettings = Object.freeze({
@@ -61,6 +64,8 @@ const full: BenchSettings = Object.freeze({
   capacityStartRate: 200,
   capacityGrowth: 1.6,
   capacitySteps: 8,
+  roundTripOrders: 3000,
+  roundTripRate: 30,
 });
 
 const quick: BenchSettings = Object.freeze({
@@ -81,6 +86,7 @@ const quick: BenchSettings = Object.freeze({
   capacitySeconds: 5,
   capacityStartRate: 100,
   capacitySteps: 2,
+  roundTripOrders: 300,
 });
 
 /** `--quick` or BENCH_QUICK=1 picks the smoke sizes; `--only B1,B3` (or BENCH_ONLY) runs a subset. */

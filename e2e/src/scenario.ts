@@ -25,6 +25,8 @@ export interface FaultContext {
   acceptedIdsSoFar(): string[];
   /** HTTP statuses answered so far, by code. */
   statusesSoFar(): Readonly<Record<string, number>>;
+  /** Changes the offered rate of orders per second from now on (an overload scenario's). */
+  setRate(ratePerSecond: number): void;
   /**
    * SIGKILLs a component and notes it, only when a live process was signalled; returns whether
    * one was. A supervised role killed here may be restarted once without counting as unexpected.
@@ -90,6 +92,10 @@ export async function runScenario(
     rate?: number;
     /** A 503 is the order's final answer (PostgreSQL outages); otherwise it is retried. */
     unavailableIsFinal?: boolean;
+    /** Requests the load keeps in flight at most (default 64). */
+    maxInFlight?: number;
+    /** Connections the load opens to the api at most (default 64). */
+    connections?: number;
     /** Longest the system may take to settle after the last fault (default 45 s). */
     drainBoundMs?: number;
     inject: (context: FaultContext) => Promise<void>;
@@ -119,8 +125,10 @@ export async function runScenario(
     lastFaultAt = Date.now();
   };
   // A scenario on the shared servers that reaches for a server says what it forgot.
+  // Its roles and its pooler are processes of the scenario's own stack: those it may break.
   const mayBreak = (component: string, control: string): void => {
-    if (!system.onSharedServers || system.roles.some((role) => role.name === component)) return;
+    const own = system.stack.status().find((status) => status.name === component);
+    if (!system.onSharedServers || own?.kind === 'process') return;
     throw new Error(
       `scenario ${name} runs on the suite's shared servers and may not ${control} ${component}: ` +
         `give it system.ownServers with the reason (docs/contributing.md, "Add a scenario")`,
@@ -148,6 +156,8 @@ export async function runScenario(
       failEvery: 11,
       paymentLimit,
       unavailableIsFinal: options.unavailableIsFinal ?? false,
+      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+      ...(options.connections === undefined ? {} : { connections: options.connections }),
     });
     // Faults strike a system that already flows end to end (consumers joined their groups),
     // not one still warming up.
@@ -168,6 +178,7 @@ export async function runScenario(
         acceptedSoFar: load.acceptedSoFar,
         acceptedIdsSoFar: load.acceptedIdsSoFar,
         statusesSoFar: load.statusesSoFar,
+        setRate: (ratePerSecond) => load.setRate(ratePerSecond),
         kill,
         killWhenRunning: async (component) => {
           await pollUntil(

@@ -55,6 +55,8 @@ export interface SystemOptions {
   readonly faults?: FaultPlan;
   /** Service settings for every role process (`{ WORKER_STALL_AFTER_MS: '2000' }`). */
   readonly settings?: Readonly<Record<string, string>>;
+  /** Settings for the role processes of one service, by service name, over `settings`. */
+  readonly serviceSettings?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Kafka nodes: one (`kafka`) unless given; three for the cluster scenarios (`kafka-1` …). */
   readonly kafkaBrokers?: number;
   /**
@@ -68,6 +70,12 @@ export interface SystemOptions {
    * shared servers, with databases of its own, and leaves Kafka empty when it ends.
    */
   readonly ownServers?: string;
+  /**
+   * `pgbouncer`: the stack runs PgBouncer in transaction mode in front of PostgreSQL, and every
+   * role connects through it, set as the runbook says for such a pooler (`poolerSettings`).
+   * The suite's own reads and the migrations go to PostgreSQL directly.
+   */
+  readonly pooler?: 'pgbouncer';
 }
 
 export type RelayMode = 'polling' | 'cdc';
@@ -125,6 +133,21 @@ export function resilientPool(connectionString: string): pg.Pool {
   return created;
 }
 
+/**
+ * What a role needs behind a pooler in transaction mode, whose server connection is the role's
+ * for one transaction only: nothing prepared (PgBouncer 1.18 does not carry a prepared
+ * statement to the next transaction's connection), and its LISTEN on a session of its own,
+ * straight to PostgreSQL (`sessionUrl`), where the pooler would let it hear nothing.
+ */
+function poolerSettings(sessionUrl: string): Record<string, string> {
+  return { DATABASE_PREPARE_STATEMENTS: 'false', DATABASE_SESSION_URL: sessionUrl };
+}
+
+/** The same database through the stack's PgBouncer. */
+function pooledUrl(stack: Stack, directUrl: string): string {
+  return stack.pooledPostgresUrl(decodeURIComponent(new URL(directUrl).pathname.slice(1)));
+}
+
 /** Each service's database, created and migrated, and its topics provisioned: by service name. */
 async function createDatabases(
   stack: Stack,
@@ -159,26 +182,30 @@ async function startRoles(
     roles.push({ ...process, port: await findFreePort() });
   }
   await Promise.all(
-    roles.map((process) =>
-      stack.addProcess(
+    roles.map((process) => {
+      const directUrl = databaseOf(options.databaseUrls, process.service.name);
+      const pooled = options.pooler === 'pgbouncer';
+      return stack.addProcess(
         roleComponent(process, {
           port: process.port,
-          databaseUrl: databaseOf(options.databaseUrls, process.service.name),
+          databaseUrl: pooled ? pooledUrl(stack, directUrl) : directUrl,
           kafkaBrokers: stack.kafkaBrokers,
           settings: {
             PAYMENT_AMOUNT_LIMIT: String(paymentLimit),
             RELAY_POLL_INTERVAL_MS: '200',
             ...retentionSettings,
             ...(cdc ? { RELAY_MODE: 'cdc', CONNECT_URL: stack.connectUrl } : {}),
+            ...(pooled ? poolerSettings(directUrl) : {}),
             ...options.settings,
+            ...options.serviceSettings?.[process.service.name],
           },
           command: faultCommand(process, options.faults ?? {}, options.faultLog),
           readiness: 'live',
           // Eleven Node processes start at once on two cores: give each time to load.
           readyTimeoutMs: 90_000,
         }),
-      ),
-    ),
+      );
+    }),
   );
   return roles;
 }
@@ -207,6 +234,10 @@ export async function startSystem(options: SystemOptions): Promise<System> {
   lap(shared ? 'shared servers' : 'servers');
   const databaseUrls = await createDatabases(stack, shared ? sharedDatabaseName : (name) => name);
   lap('databases');
+  if (options.pooler === 'pgbouncer') {
+    await stack.addPgBouncer();
+    lap('pgbouncer');
+  }
   const faultLog = path.join(stacksHome(), stack.name, 'injected-faults.jsonl');
   const roles = await startRoles(stack, { ...options, databaseUrls, faultLog });
   lap('roles');

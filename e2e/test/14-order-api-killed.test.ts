@@ -32,7 +32,10 @@ it('order-api SIGKILLed after POST /orders committed and before its answer: clie
   expect(result.load.retries).toBeGreaterThan(0);
   // Each death's request had committed: its retry got the first answer back, not a new order.
   expect(result.load.replayed).toBeGreaterThanOrEqual(deaths);
-  expect(result.load.refused).toBe(0);
+  expect(
+    result.load.refused,
+    `refused, by status: ${JSON.stringify(result.load.refusedByStatus)}`,
+  ).toBe(0);
   expect(Object.values(result.load.cancelStatusCounts).reduce((a, b) => a + b, 0)).toBeGreaterThan(
     0,
   );

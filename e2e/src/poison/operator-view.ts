@@ -100,6 +100,19 @@ export async function operatorFindings(
     const problems = poisonProblems(poison.corpus, poison.landed, await everyParked());
     throw new Error(problems.join('\n'), { cause: error });
   });
+  // The backlog gauges answer from a query a few seconds old: wait until they have caught up
+  // with the rows just read (or time out, and let the caller's assertions show the values).
+  await pollUntil(
+    async () => {
+      const shown =
+        (await metric(system, 'order-relay', 'outbox_failed_events')) === failed.length &&
+        (await metric(system, 'payment-consumer', 'parked_messages')) +
+          (await metric(system, 'order-consumer', 'parked_messages')) ===
+          parked.length;
+      return shown || undefined;
+    },
+    { timeoutMs: 10_000, intervalMs: 500, description: 'the metrics to show the poison' },
+  ).catch(() => undefined);
   const signals = {
     'order outbox_failed_events': await metric(system, 'order-relay', 'outbox_failed_events'),
     'order-relay outbox_publish_refused_total': await metric(

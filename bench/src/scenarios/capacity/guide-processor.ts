@@ -50,7 +50,12 @@ async function handleInTransaction<DB>(
   event: InboxEvent,
 ): Promise<void> {
   if (typeof handler === 'function') return handler(trx, event);
-  return handler.apply(trx, event, await handler.call(event, new AbortController().signal));
+  const signal = new AbortController().signal;
+  if ('applyBatch' in handler) {
+    const result = handler.call === undefined ? undefined : await handler.call(event, signal);
+    return handler.applyBatch(trx, [{ event, result }]);
+  }
+  return handler.apply(trx, event, await handler.call(event, signal));
 }
 
 export async function startGuideProcessor<DB extends OutboxTables>(deps: {

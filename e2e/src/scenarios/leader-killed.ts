@@ -1,0 +1,72 @@
+import { topics } from '@outbox-inbox/contracts';
+import { pollUntil } from '@outbox-inbox/infra';
+import { expect } from 'vitest';
+import {
+  leaderOfBusiestPartition,
+  partitionsLedBy,
+  waitUntilInSync,
+} from '../faults/kafka-cluster.ts';
+import { expectInvariantsHeld } from '../invariants/expect-held.ts';
+import { defaultRate, runScenario } from '../scenario.ts';
+import { onServiceClients, type ServiceClients } from './kafka-client.ts';
+
+/** Scenario 10: on a three-node cluster, the leader of the busiest partition of each topic SIGKILLed, with each service on its client (`clients`). */
+export async function leaderKilled(clients: ServiceClients): Promise<void> {
+  const { name, serviceSettings } = onServiceClients('10 leader killed', clients);
+  const killed: string[] = [];
+  /** The topics that lost a partition leader to a kill. */
+  const leaderLost = new Set<string>();
+  const contractTopics: readonly string[] = [topics.orderEvents, topics.paymentEvents];
+  const result = await runScenario(name, {
+    system: {
+      kafkaBrokers: 3,
+      ownServers: 'a three-node cluster whose nodes it stops',
+      serviceSettings,
+    },
+    inject: async ({ system, acceptedSoFar, fault }) => {
+      const { stack } = system;
+      // A node leads partitions of several topics: one kill takes a leader from each of them,
+      // and a topic whose leaders it missed gets a kill of its own.
+      for (const topic of contractTopics) {
+        if (leaderLost.has(topic)) continue;
+        const before = acceptedSoFar();
+        await pollUntil(() => acceptedSoFar() >= before + defaultRate * 2, {
+          timeoutMs: 60_000,
+          description: 'traffic',
+        });
+        const leader = await leaderOfBusiestPartition(stack, topic);
+        const led = (await stack.partitionLeaders())
+          .filter((one) => one.leader === leader && contractTopics.includes(one.topic))
+          .map((one) => one.topic);
+        await stack.kill(leader);
+        killed.push(leader);
+        for (const one of led) leaderLost.add(one);
+        fault(
+          `${leader} (leader of the busiest ${topic} partition, and of partitions of ${[...new Set(led)].join(' and ')}) SIGKILL`,
+        );
+        // Once its broker session expires, the controller fences it and the in-sync replicas on
+        // the two live nodes lead; they keep the quorum and the relays go on.
+        await pollUntil(async () => (await partitionsLedBy(stack, leader)) === 0, {
+          timeoutMs: 60_000,
+          intervalMs: 500,
+          description: `leadership moved off the dead ${leader}`,
+        });
+        const atMove = acceptedSoFar();
+        await pollUntil(() => acceptedSoFar() >= atMove + defaultRate * 3, {
+          timeoutMs: 60_000,
+          description: 'orders while the leader is dead',
+        });
+        await stack.start(leader);
+        await waitUntilInSync(stack);
+        fault(`${leader} restarted and back in sync`);
+      }
+    },
+  });
+
+  expectInvariantsHeld(result.invariants);
+  // No role died of the fault: each rode it out in its process.
+  expect(result.unexpectedRestarts).toEqual([]);
+  expect([...leaderLost].sort()).toEqual([...contractTopics].sort());
+  expect(killed.length).toBeGreaterThanOrEqual(1);
+  expect(result.load.refused).toBe(0);
+}

@@ -1,0 +1,40 @@
+import { pollUntil } from '@outbox-inbox/infra';
+import { expect } from 'vitest';
+import { waitUntilInSync } from '../faults/kafka-cluster.ts';
+import { expectInvariantsHeld } from '../invariants/expect-held.ts';
+import { defaultRate, runScenario } from '../scenario.ts';
+import { onServiceClients, type ServiceClients } from './kafka-client.ts';
+
+/** Scenario 12: a rolling restart of a three-node cluster under load, with each service on its client (`clients`). */
+export async function rollingRestart(clients: ServiceClients): Promise<void> {
+  const { name, serviceSettings } = onServiceClients('12 rolling restart', clients);
+  const restarted: string[] = [];
+  const result = await runScenario(name, {
+    system: {
+      kafkaBrokers: 3,
+      ownServers: 'a three-node cluster whose nodes it stops',
+      serviceSettings,
+    },
+    inject: async ({ system, acceptedSoFar, fault }) => {
+      const { stack } = system;
+      for (const node of stack.kafkaNodes) {
+        const before = acceptedSoFar();
+        await pollUntil(() => acceptedSoFar() >= before + defaultRate * 2, {
+          timeoutMs: 60_000,
+          description: 'traffic',
+        });
+        await stack.restart(node);
+        // As operators do: the next node only once this one has caught up.
+        await waitUntilInSync(stack);
+        restarted.push(node);
+        fault(`${node} restarted and back in sync`);
+      }
+    },
+  });
+
+  expectInvariantsHeld(result.invariants);
+  // No role died of the fault: each rode it out in its process.
+  expect(result.unexpectedRestarts).toEqual([]);
+  expect(restarted).toEqual(['kafka-1', 'kafka-2', 'kafka-3']);
+  expect(result.load.refused).toBe(0);
+}

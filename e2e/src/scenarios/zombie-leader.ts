@@ -1,0 +1,62 @@
+import { topics } from '@outbox-inbox/contracts';
+import { pollUntil } from '@outbox-inbox/infra';
+import { expect } from 'vitest';
+import { freeze, thaw } from '../faults/freeze-node.ts';
+import {
+  leaderOfBusiestPartition,
+  partitionsLedBy,
+  waitUntilInSync,
+} from '../faults/kafka-cluster.ts';
+import { expectInvariantsHeld } from '../invariants/expect-held.ts';
+import { defaultRate, runScenario } from '../scenario.ts';
+import { onServiceClients, type ServiceClients } from './kafka-client.ts';
+
+/** Scenario 13: a partition leader frozen past its session and thawed as a zombie, with each service on its client (`clients`). */
+export async function zombieLeader(clients: ServiceClients): Promise<void> {
+  const { name, serviceSettings } = onServiceClients('13 zombie leader', clients);
+  const result = await runScenario(name, {
+    system: {
+      kafkaBrokers: 3,
+      ownServers: 'a three-node cluster whose nodes it stops',
+      serviceSettings,
+    },
+    inject: async ({ system, acceptedSoFar, fault }) => {
+      const { stack } = system;
+      await pollUntil(() => acceptedSoFar() >= defaultRate * 2, {
+        timeoutMs: 60_000,
+        description: 'traffic',
+      });
+      const leader = await leaderOfBusiestPartition(stack, topics.orderEvents);
+      freeze(stack, leader);
+      fault(`${leader} (leader of the busiest ${topics.orderEvents} partition) SIGSTOP`);
+      try {
+        // Frozen past its broker session: the controller fences it and moves its leadership.
+        await pollUntil(async () => (await partitionsLedBy(stack, leader)) === 0, {
+          timeoutMs: 60_000,
+          intervalMs: 500,
+          description: `leadership moved off the frozen ${leader}`,
+        });
+        const atMove = acceptedSoFar();
+        await pollUntil(() => acceptedSoFar() >= atMove + defaultRate * 3, {
+          timeoutMs: 60_000,
+          description: 'orders while the old leader is frozen',
+        });
+      } finally {
+        thaw(stack, leader);
+      }
+      fault(`${leader} SIGCONT`);
+      await waitUntilInSync(stack);
+      fault(`${leader} back in sync`);
+      const atThaw = acceptedSoFar();
+      await pollUntil(() => acceptedSoFar() >= atThaw + defaultRate * 2, {
+        timeoutMs: 60_000,
+        description: 'traffic after',
+      });
+    },
+  });
+
+  expectInvariantsHeld(result.invariants);
+  // No role died of the fault: each rode it out in its process.
+  expect(result.unexpectedRestarts).toEqual([]);
+  expect(result.load.refused).toBe(0);
+}

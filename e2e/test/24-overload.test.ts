@@ -1,0 +1,145 @@
+import { pollUntil } from '@outbox-inbox/infra';
+import { expect, it } from 'vitest';
+import { expectInvariantsHeld } from '../src/invariants/expect-held.ts';
+import {
+  commitToOutcomeMs,
+  databaseNow,
+  ordersCarried,
+  ordersInPipeline,
+  percentile,
+} from '../src/overload/pipeline-clock.ts';
+import { apiAnswerTimes } from '../src/overload/api-answer-times.ts';
+import { defaultRate, runScenario } from '../src/scenario.ts';
+
+/** Orders offered per second during the overload: far above what two shared cores carry. */
+const overloadRate = 1500;
+const overloadSeconds = 20;
+/**
+ * Keep-alive connections the clients hold to the api (the load generator's `connections`), and
+ * the most requests under way: a refusal takes a millisecond, so few carry the whole overload.
+ * A try never waits in the client for a connection: an open-loop client that queues behind its
+ * own pool measures that queue (at 1,500 under way and 256 connections, seconds of it on a busy
+ * machine), not the api.
+ */
+const overloadConnections = 64;
+/** The api's documented answer bound (services/order-service/README.md, API_ADMISSION_WAIT_MS). */
+const answerBoundMs = 1000;
+/**
+ * The bound this test holds the api's p99 to, by its own clock: the next bucket of its request
+ * histogram above the design's 1 s. See the assertion for why.
+ */
+const apiP99BoundSeconds = 2.5;
+/** The normal phase's latency target, commit → PAID (B7's). */
+const paidP99TargetMs = 2000;
+/** How long the normal phase is measured once the backlog should have drained. */
+const measuredSeconds = 15;
+
+it('more offered than the api accepts, for 20 s: answered fast (p99 within 2.5 s by the api’s clock, median within 1 s by the clients’), goodput holds, nothing accepted is lost, and latency is back once the backlog drained', async () => {
+  let capacity = 0;
+  let acceptedRate = 0;
+  let answeredRate = 0;
+  let recoveredBy = 0;
+  let measuredUntil = 0;
+  let apiOverBound = 0;
+  const result = await runScenario('24 overload', {
+    // A 503 is final (unless an earlier try of the same key got no answer): the invariants
+    // then show that a refused order wrote nothing.
+    unavailableIsFinal: true,
+    // Open loop up to the connections: what is due beyond them is dropped, not queued.
+    maxInFlight: overloadConnections,
+    // Clients reach an api through a pool of connections, as a proxy or an http agent does.
+    connections: overloadConnections,
+    inject: async ({ system, setRate, acceptedSoFar, statusesSoFar, fault, note }) => {
+      const orders = system.orderDb;
+      const answered = () => Object.values(statusesSoFar()).reduce((sum, n) => sum + n, 0);
+      const acceptedBefore = acceptedSoFar();
+      const answeredBefore = answered();
+      const from = await databaseNow(orders);
+      setRate(overloadRate);
+      fault(`${overloadRate} orders/s offered for ${overloadSeconds} s`);
+      const started = Date.now();
+      await pollUntil(() => Date.now() - started >= overloadSeconds * 1000, {
+        timeoutMs: (overloadSeconds + 5) * 1000,
+        intervalMs: 250,
+        description: 'the overload phase',
+      });
+      setRate(defaultRate);
+      const to = await databaseNow(orders);
+      const api = await apiAnswerTimes(system.orderUrl);
+      apiOverBound = api.over(apiP99BoundSeconds);
+      note(
+        `api's own clock: ${api.over(1)} of ${api.answered} POST /orders over 1 s, ${apiOverBound} over ${apiP99BoundSeconds} s`,
+      );
+      const seconds = (to - from) / 1000;
+      // What the pipeline carried while overloaded: the capacity of this machine, this run.
+      capacity = (await ordersCarried(orders, from, to)) / seconds;
+      acceptedRate = (acceptedSoFar() - acceptedBefore) / seconds;
+      // What the api was really offered: the tries it answered (the client may fall short).
+      answeredRate = (answered() - answeredBefore) / seconds;
+      const backlog = await ordersInPipeline(orders);
+      fault(`back to ${defaultRate} orders/s`);
+      recoveredBy = to + (backlog / Math.max(capacity, 1) + 10) * 1000;
+      measuredUntil = recoveredBy + measuredSeconds * 1000;
+      note(
+        `capacity ${capacity.toFixed(0)} orders/s, accepted ${acceptedRate.toFixed(0)}/s of ${answeredRate.toFixed(0)}/s answered (${overloadRate}/s offered), backlog ${backlog}: latency due back within ${((recoveredBy - to) / 1000).toFixed(1)} s`,
+      );
+      await pollUntil(async () => (await databaseNow(orders)) >= measuredUntil, {
+        timeoutMs: measuredUntil - to + 30_000,
+        intervalMs: 500,
+        description: 'the normal phase past the drain bound',
+      });
+    },
+    checkSettled: async (system) => {
+      const latencies = await commitToOutcomeMs(system.orderDb, recoveredBy, measuredUntil);
+      const p99 = percentile(latencies, 99);
+      return [
+        ...(latencies.length < defaultRate * measuredSeconds * 0.5
+          ? [`only ${latencies.length} orders in the normal phase's measured window`]
+          : []),
+        ...(!(p99 < paidP99TargetMs)
+          ? [`normal phase commit → PAID p99 ${p99.toFixed(0)} ms once the backlog drained`]
+          : []),
+      ];
+    },
+  });
+
+  expectInvariantsHeld(result.invariants);
+  expect(result.unexpectedRestarts).toEqual([]);
+  // The overload was one: the api refused a good part of what it answered. "Offered" is what it
+  // answered: the test process sends every request on the same two cores as the system, so it
+  // falls short of the 1500/s it schedules. Quiet, it answered 5.6-7.9 × what it accepted; in a
+  // fresh-clone run beside another stage, 114/s answered of 79/s accepted (1.44 ×). 1.2 × is
+  // a sixth of the answers refused: an api that was never at capacity refuses none.
+  expect(answeredRate, 'requests answered per second during the overload').toBeGreaterThanOrEqual(
+    1.2 * acceptedRate,
+  );
+  expect(result.load.statusCounts['503'] ?? 0).toBeGreaterThan(0);
+  const answers = result.load.createAnswerMs;
+  const overBound = answers.filter((ms) => ms >= answerBoundMs).length;
+  const seen = `${overBound} of ${answers.length} tries over ${answerBoundMs} ms; p50 ${percentile(answers, 50).toFixed(0)} ms, p99 ${percentile(answers, 99).toFixed(0)} ms, slowest ${Math.max(...answers).toFixed(0)} ms`;
+  const queued = percentile(result.load.createQueuedMs, 50).toFixed(0);
+  console.log(
+    `[24 overload] by the clients' clock, from connection to answer: ${seen} (p50 ${queued} ms waiting for a connection first)`,
+  );
+  // The design bounds an answer to 1 s (a request that cannot start within 300 ms, or finds as
+  // many waiting as run, is refused), and that holds while the api and PostgreSQL get the CPU
+  // (bench/analysis.md, "Overload"). Here the suite's other stage, the load generator and the
+  // whole pipeline share two cores with them, and a process that gets no CPU for a moment answers
+  // late whatever it does: a fresh-clone run on a slower machine saw 101 of 9,490 answers over
+  // 1 s by the api's clock (1.06 %). So the test holds the api to p99 within 2.5 s, and the
+  // clients to a median within 1 s: an api without admission held its requests a median of
+  // 17-35 s (docs/runbook.md, "Overload"), and fails both by far.
+  expect(
+    apiOverBound,
+    `POST /orders over ${apiP99BoundSeconds} s by the api's own clock (${seen})`,
+  ).toBeLessThanOrEqual(answers.length / 100);
+  // By the clients' clock an answer also waits for the api's event loop to read it and for
+  // this process to read the answer: a request held like before would still show here.
+  expect(percentile(answers, 50), seen).toBeLessThan(answerBoundMs);
+  // Goodput held: the api accepted what the pipeline carried meanwhile. When the api is the
+  // narrowest stage the two are equal but for the orders accepted just before the window (the
+  // normal rate's, under a second of them) and the api's share of a starved machine: beside
+  // another stage it accepted 79/s while the pipeline carried 87/s (0.91). An api whose goodput
+  // collapses under overload accepted 119/s of a 169/s capacity (0.70, issue 35's measure).
+  expect(acceptedRate).toBeGreaterThanOrEqual(0.8 * capacity);
+});
