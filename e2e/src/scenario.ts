@@ -61,12 +61,19 @@ export interface ScenarioResult {
   readonly unexpectedRestarts: readonly string[];
 }
 
-/** Lets the system flow for a while between faults, measured in orders accepted. */
-export async function traffic(context: FaultContext, seconds: number): Promise<void> {
+/**
+ * Lets the system flow for a while between faults, measured in orders accepted; `description`
+ * names the wait in the timeout's error.
+ */
+export async function traffic(
+  context: Pick<FaultContext, 'acceptedSoFar'>,
+  seconds: number,
+  description = 'traffic between faults',
+): Promise<void> {
   const before = context.acceptedSoFar();
   await pollUntil(() => context.acceptedSoFar() >= before + defaultRate * seconds, {
     timeoutMs: 60_000,
-    description: 'traffic between faults',
+    description,
   });
 }
 

@@ -7,7 +7,7 @@ import {
   waitUntilInSync,
 } from '../faults/kafka-cluster.ts';
 import { expectInvariantsHeld } from '../invariants/expect-held.ts';
-import { defaultRate, runScenario } from '../scenario.ts';
+import { runScenario, traffic } from '../scenario.ts';
 import { onServiceClients, type ServiceClients } from './kafka-client.ts';
 
 /** Scenario 10: on a three-node cluster, the leader of the busiest partition of each topic SIGKILLed, with each service on its client (`clients`). */
@@ -29,11 +29,7 @@ export async function leaderKilled(clients: ServiceClients): Promise<void> {
       // and a topic whose leaders it missed gets a kill of its own.
       for (const topic of contractTopics) {
         if (leaderLost.has(topic)) continue;
-        const before = acceptedSoFar();
-        await pollUntil(() => acceptedSoFar() >= before + defaultRate * 2, {
-          timeoutMs: 60_000,
-          description: 'traffic',
-        });
+        await traffic({ acceptedSoFar }, 2);
         const leader = await leaderOfBusiestPartition(stack, topic);
         const led = (await stack.partitionLeaders())
           .filter((one) => one.leader === leader && contractTopics.includes(one.topic))
@@ -51,11 +47,7 @@ export async function leaderKilled(clients: ServiceClients): Promise<void> {
           intervalMs: 500,
           description: `leadership moved off the dead ${leader}`,
         });
-        const atMove = acceptedSoFar();
-        await pollUntil(() => acceptedSoFar() >= atMove + defaultRate * 3, {
-          timeoutMs: 60_000,
-          description: 'orders while the leader is dead',
-        });
+        await traffic({ acceptedSoFar }, 3, 'orders while the leader is dead');
         await stack.start(leader);
         await waitUntilInSync(stack);
         fault(`${leader} restarted and back in sync`);

@@ -1,8 +1,7 @@
-import { pollUntil } from '@outbox-inbox/infra';
 import { expect } from 'vitest';
 import { waitUntilInSync } from '../faults/kafka-cluster.ts';
 import { expectInvariantsHeld } from '../invariants/expect-held.ts';
-import { defaultRate, runScenario } from '../scenario.ts';
+import { runScenario, traffic } from '../scenario.ts';
 import { onServiceClients, type ServiceClients } from './kafka-client.ts';
 
 /** Scenario 12: a rolling restart of a three-node cluster under load, with each service on its client (`clients`). */
@@ -18,11 +17,7 @@ export async function rollingRestart(clients: ServiceClients): Promise<void> {
     inject: async ({ system, acceptedSoFar, fault }) => {
       const { stack } = system;
       for (const node of stack.kafkaNodes) {
-        const before = acceptedSoFar();
-        await pollUntil(() => acceptedSoFar() >= before + defaultRate * 2, {
-          timeoutMs: 60_000,
-          description: 'traffic',
-        });
+        await traffic({ acceptedSoFar }, 2);
         await stack.restart(node);
         // As operators do: the next node only once this one has caught up.
         await waitUntilInSync(stack);

@@ -8,7 +8,7 @@ import {
   waitUntilInSync,
 } from '../faults/kafka-cluster.ts';
 import { expectInvariantsHeld } from '../invariants/expect-held.ts';
-import { defaultRate, runScenario } from '../scenario.ts';
+import { runScenario, traffic } from '../scenario.ts';
 import { onServiceClients, type ServiceClients } from './kafka-client.ts';
 
 /** Scenario 13: a partition leader frozen past its session and thawed as a zombie, with each service on its client (`clients`). */
@@ -22,10 +22,7 @@ export async function zombieLeader(clients: ServiceClients): Promise<void> {
     },
     inject: async ({ system, acceptedSoFar, fault }) => {
       const { stack } = system;
-      await pollUntil(() => acceptedSoFar() >= defaultRate * 2, {
-        timeoutMs: 60_000,
-        description: 'traffic',
-      });
+      await traffic({ acceptedSoFar }, 2);
       const leader = await leaderOfBusiestPartition(stack, topics.orderEvents);
       freeze(stack, leader);
       fault(`${leader} (leader of the busiest ${topics.orderEvents} partition) SIGSTOP`);
@@ -36,22 +33,14 @@ export async function zombieLeader(clients: ServiceClients): Promise<void> {
           intervalMs: 500,
           description: `leadership moved off the frozen ${leader}`,
         });
-        const atMove = acceptedSoFar();
-        await pollUntil(() => acceptedSoFar() >= atMove + defaultRate * 3, {
-          timeoutMs: 60_000,
-          description: 'orders while the old leader is frozen',
-        });
+        await traffic({ acceptedSoFar }, 3, 'orders while the old leader is frozen');
       } finally {
         thaw(stack, leader);
       }
       fault(`${leader} SIGCONT`);
       await waitUntilInSync(stack);
       fault(`${leader} back in sync`);
-      const atThaw = acceptedSoFar();
-      await pollUntil(() => acceptedSoFar() >= atThaw + defaultRate * 2, {
-        timeoutMs: 60_000,
-        description: 'traffic after',
-      });
+      await traffic({ acceptedSoFar }, 2, 'traffic after');
     },
   });
 
