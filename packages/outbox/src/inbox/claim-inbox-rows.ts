@@ -21,6 +21,15 @@ export interface InboxRow {
   readonly gave_up: boolean;
 }
 
+export interface InboxClaim {
+  /** The claimed rows, in the order their keys' heads arrived. */
+  readonly rows: InboxRow[];
+  /** Due heads that this claim locked but left, or may have left: the claim was full. */
+  readonly headsLeft: boolean;
+  /** A claimed key has a later unprocessed row: it is due when this claim's row is done. */
+  readonly keysContinue: boolean;
+}
+
 /**
  * Claims up to `limit` of the oldest rows that are due and are the head of their partition key
  * (no older row of the key is unprocessed, dead ones included: a dead row holds its key back
@@ -37,13 +46,18 @@ export interface InboxRow {
  *
  * A row that has used all `maxAttempts` without recording an outcome (each attempt hung or
  * took its process down) is marked dead instead, with that reason.
+ *
+ * The same statement says whether another claim could find work right now: due heads this
+ * claim left (`headsLeft`), or later rows of the claimed keys, which become heads when these
+ * rows are done (`keysContinue`). A worker that sees neither waits for a NOTIFY instead of
+ * paying an empty claim to find out.
  */
 export async function claimInboxRows(
   db: Kysely<OutboxTables>,
   options: { readonly limit: number; readonly maxAttempts: number; readonly leaseMs: number },
-): Promise<InboxRow[]> {
+): Promise<InboxClaim> {
   const unfinished = `${options.maxAttempts} attempt(s) started and none finished: the handler hung past its timeout or its process died`;
-  const result = await sql<InboxRow>`
+  const result = await sql<InboxRow & { heads_locked: string; key_continues: boolean }>`
     WITH head AS (
       SELECT i.event_id, i.seq, i.attempts
       FROM inbox_event i
@@ -80,7 +94,22 @@ export async function claimInboxRows(
         i.occurred_at, i.received_at, i.attempts, i.dead_at IS NOT NULL AS gave_up
     )
     -- In the order the keys' heads arrived.
-    SELECT * FROM counted ORDER BY seq
+    SELECT counted.*,
+      (SELECT count(*) FROM head) AS heads_locked,
+      EXISTS (
+        SELECT 1 FROM inbox_event later
+        WHERE later.partition_key = counted.partition_key
+          AND NOT later.processed
+          AND later.seq > counted.seq
+      ) AS key_continues
+    FROM counted ORDER BY seq
   `.execute(db);
-  return result.rows;
+  const rows = result.rows.map(({ heads_locked: _, key_continues: __, ...row }) => row);
+  const first = result.rows[0];
+  const headsLocked = Number(first?.heads_locked ?? 0);
+  return {
+    rows,
+    headsLeft: headsLocked >= options.limit || headsLocked > rows.length,
+    keysContinue: result.rows.some((row) => row.key_continues),
+  };
 }

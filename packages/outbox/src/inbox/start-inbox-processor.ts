@@ -12,7 +12,7 @@ import { INBOX_CHANNEL } from '../outbox/channels.ts';
 import type { CommitNotifier } from '../outbox/commit-notifier.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import type { Worker } from '../worker.ts';
-import { claimInboxRows, type InboxRow } from './claim-inbox-rows.ts';
+import { claimInboxRows, type InboxClaim, type InboxRow } from './claim-inbox-rows.ts';
 import { giveBackAttempts, type CountedAttempt } from './give-back-attempts.ts';
 import { handleClaimedRows, WriteNotStarted, type RowOutcome } from './handle-claimed-rows.ts';
 import type { InboxHandler } from './inbox-handler.ts';
@@ -59,6 +59,9 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
   const work = new Wakeup();
   const stopping = new Wakeup();
   let running = true;
+  // NOTIFYs heard so far: a worker that heard one while it handled its rows claims again,
+  // since the new row may be a later row of a key it held (no idle worker could claim that).
+  let notices = 0;
 
   const listener =
     options.notify && deps.listen
@@ -67,9 +70,12 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
           channel: INBOX_CHANNEL,
           logger,
           backoff: options.backoff,
-          // Wakes one idle worker; each claim that finds a row wakes the next (below). Waking
+          // Wakes one idle worker; a claim that left due rows wakes the next (below). Waking
           // them all sent every worker's claim after the same head: 7.8 claims per row in B7.
-          onNotify: () => work.wakeOne(),
+          onNotify: () => {
+            notices++;
+            work.wakeOne();
+          },
           onHeard: () => metrics?.notificationsHeardTotal.inc({ channel: INBOX_CHANNEL }),
         })
       : undefined;
@@ -85,7 +91,7 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
   // process that dies before giving back keeps its attempt counted.
   const owed = new Map<string, number>();
 
-  const claim = async (): Promise<InboxRow[]> => {
+  const claim = async (): Promise<InboxClaim> => {
     const claimOptions = {
       limit: options.batchSize,
       maxAttempts: options.maxAttempts,
@@ -117,13 +123,19 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
     }
   };
 
-  /** One claim and its rows' attempts; false when nothing was due. */
+  /**
+   * One claim and its rows' attempts. True when another claim may find work now: the claim
+   * left due rows, or one of its keys goes on, or a NOTIFY came in meanwhile. False sends the
+   * worker to wait for a NOTIFY or the poll, so a row on its own costs one claim, not three.
+   */
   const processClaim = async (progress: ProgressReporter | undefined): Promise<boolean> => {
-    const rows = await claim();
+    const heard = notices;
+    const { rows, headsLeft, keysContinue } = await claim();
     progress?.hasWork(rows.length > 0);
     if (rows.length === 0) return false;
-    // There may be more: the next idle worker looks while this one handles these rows.
-    work.wakeOne();
+    // The next idle worker takes what this claim left while this one handles its rows.
+    if (headsLeft) work.wakeOne();
+    const again = headsLeft || keysContinue;
     // A row the claim gave up on is dead already: nothing left to run or to write.
     const open: InboxRow[] = [];
     for (const row of rows) {
@@ -148,7 +160,7 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
     }
     for (const { row, outcome } of handled) report(row, outcome, progress);
     if (handled.some(({ outcome }) => outcome.kind === 'processed')) deps.relayNotifier?.notify();
-    return true;
+    return again || notices !== heard;
   };
 
   const report = (row: InboxRow, outcome: RowOutcome, progress?: ProgressReporter): void => {
@@ -196,9 +208,9 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
     const state = new StateLog(logger, { component: 'inbox-processor', worker: n });
     const progress = metrics?.stalls.reporter('inbox-processor', `worker ${n}`);
     while (running) {
-      let found: boolean;
+      let claimAgain: boolean;
       try {
-        found = await processClaim(progress);
+        claimAgain = await processClaim(progress);
         state.ok('inbox processor');
       } catch (error) {
         state.failed('inbox processor', error);
@@ -206,8 +218,8 @@ export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcesso
         if (running) await stopping.wait(backoffDelay(options.backoff, state.failures));
         continue;
       }
-      // Idle workers sleep until a NOTIFY (new rows) or the poll (a retry coming due).
-      if (!found && running) await work.wait(options.pollIntervalMs);
+      // Otherwise sleep until a NOTIFY (new rows) or the poll (a retry coming due).
+      if (!claimAgain && running) await work.wait(options.pollIntervalMs);
     }
   };
 

@@ -61,9 +61,9 @@ export interface RelayOptions {
   /** Fallback poll when no NOTIFY arrives (or LISTEN is off / down). */
   readonly pollIntervalMs: number;
   /**
-   * After a batch that was not full, a lane waits this long before it claims again, so a
-   * steady stream is published in batches instead of one claim per commit (Kafka's
-   * `linger.ms`, for the claim). A full batch is followed at once: that is a backlog.
+   * After a batch that was not full, a lane waits this long before it waits for the next
+   * NOTIFY, so a steady stream is published in batches instead of one claim per commit
+   * (Kafka's `linger.ms`, for the claim). A full batch is followed at once: that is a backlog.
    */
   readonly lingerMs: number;
   /** LISTEN for the NOTIFY that `enqueue` issues at commit; needs `deps.listen`. */

@@ -146,11 +146,13 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
         state.ok('outbox relay');
         if (!result.full) probeFence();
         if (!running || result.full) continue;
-        // Caught up. A partial batch: let commits gather for lingerMs, then claim again (rows
-        // the fence held back may have settled without a NOTIFY). An empty one: wait for a
-        // NOTIFY (one received mid-batch is remembered by `work`) or the poll.
+        // Caught up: the claim took every row it could. Wait for a NOTIFY (one received
+        // mid-batch is remembered by `work`) or the poll, after a partial batch first letting
+        // commits gather for lingerMs. Rows the fence held back need no claim of their own:
+        // the writer they wait for NOTIFYs at its commit, and the poll covers writers that
+        // do not notify. Claiming again at once would cost each batch of one an empty claim.
         if (result.claimed > 0) await stopping.wait(options.lingerMs);
-        else await work.wait(options.pollIntervalMs);
+        if (running) await work.wait(options.pollIntervalMs);
       }
     } finally {
       await dropProducer();

@@ -34,13 +34,15 @@ it('a claim takes the heads of several keys, never two rows of one key, oldest f
     { key: 'c', eventType: 'Ok', payload: { n: 1 } },
   ]);
   const first = await claimInboxRows(testDb.db, claimOptions);
-  expect(first.map((row) => [row.partition_key, row.attempts])).toEqual([
+  expect(first.rows.map((row) => [row.partition_key, row.attempts])).toEqual([
     ['a', 1],
     ['b', 1],
     ['c', 1],
   ]);
+  // Every due head taken; a's second row is due once its head is done.
+  expect(first).toMatchObject({ headsLeft: false, keysContinue: true });
   // Claimed and leased: a second claim finds nothing due (a's second row waits for its head).
-  expect(await claimInboxRows(testDb.db, claimOptions)).toEqual([]);
+  expect((await claimInboxRows(testDb.db, claimOptions)).rows).toEqual([]);
 });
 
 it('a row tried before is claimed alone, and first attempts do not share a claim with it', async () => {
@@ -53,12 +55,15 @@ it('a row tried before is claimed alone, and first attempts do not share a claim
   ]);
   await markTried([retried, later]);
   const alone = await claimInboxRows(testDb.db, claimOptions);
-  expect(alone.map((row) => row.partition_key)).toEqual(['retried']);
+  expect(alone.rows.map((row) => row.partition_key)).toEqual(['retried']);
+  // The heads it left are due now: another worker may claim them at once.
+  expect(alone).toMatchObject({ headsLeft: true, keysContinue: false });
   // The oldest due row is a first attempt: the claim takes the first attempts only.
-  const fresh = await claimInboxRows(testDb.db, claimOptions);
+  const fresh = (await claimInboxRows(testDb.db, claimOptions)).rows;
   expect(fresh.map((row) => row.partition_key)).toEqual(['fresh-1', 'fresh-2']);
   const last = await claimInboxRows(testDb.db, claimOptions);
-  expect(last.map((row) => [row.partition_key, row.attempts])).toEqual([['retried-later', 2]]);
+  expect(last.rows.map((row) => [row.partition_key, row.attempts])).toEqual([['retried-later', 2]]);
+  expect(last).toMatchObject({ headsLeft: false, keysContinue: false });
 });
 
 it('a claim takes no more rows than its limit', async () => {
@@ -67,9 +72,12 @@ it('a claim takes no more rows than its limit', async () => {
     testDb.db,
     Array.from({ length: 5 }, (_, n) => ({ key: `k-${n}`, eventType: 'Ok' })),
   );
-  expect(await claimInboxRows(testDb.db, { ...claimOptions, limit: 2 })).toHaveLength(2);
-  expect(await claimInboxRows(testDb.db, { ...claimOptions, limit: 2 })).toHaveLength(2);
-  expect(await claimInboxRows(testDb.db, { ...claimOptions, limit: 2 })).toHaveLength(1);
+  const claims = [];
+  for (let n = 0; n < 3; n++)
+    claims.push(await claimInboxRows(testDb.db, { ...claimOptions, limit: 2 }));
+  expect(claims.map((claim) => claim.rows.length)).toEqual([2, 2, 1]);
+  // A full claim may have left heads behind; the short one says it did not.
+  expect(claims.map((claim) => claim.headsLeft)).toEqual([true, true, false]);
 });
 
 /** Records its effect, then fails for payloads marked `fail`, or never settles for `hang`. */

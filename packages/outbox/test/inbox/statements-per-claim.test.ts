@@ -1,16 +1,21 @@
-import { pollUntil, statementCountingPool, type SentStatement } from '@outbox-inbox/infra';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { pollUntil, type SentStatement } from '@outbox-inbox/infra';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { enqueue, enqueueMany, startInboxProcessor, type InboxHandler } from '../../src/index.ts';
 import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
-import { count, recordingLogger, seedInbox, useTestDb } from '../support/harness.ts';
+import {
+  count,
+  recordingLogger,
+  seedInbox,
+  statementCountingDb,
+  useTestDb,
+} from '../support/harness.ts';
 
 const testDb = useTestDb('inbox_statements');
 let counted: { readonly db: Kysely<EffectDb>; readonly sent: SentStatement[] };
 beforeAll(async () => {
   await createEffectTable(testDb);
-  const { pool, sent } = statementCountingPool(testDb.url);
-  counted = { db: new Kysely<EffectDb>({ dialect: new PostgresDialect({ pool }) }), sent };
+  counted = statementCountingDb<EffectDb>(testDb);
 });
 afterAll(async () => counted.db.destroy());
 

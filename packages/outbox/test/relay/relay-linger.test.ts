@@ -8,6 +8,7 @@ import {
   createKafka,
   createTopic,
   recordingLogger,
+  statementCountingDb,
   useTestDb,
 } from '../support/harness.ts';
 
@@ -81,5 +82,48 @@ it('a steady stream of commits goes out in batches: after a partial batch the la
   } finally {
     await relay.stop();
     await collected.stop();
+  }
+});
+
+it('a partial batch is not followed by an empty claim: the lane waits for the next NOTIFY', async () => {
+  const kafka = createKafka();
+  const topic = await createTopic(kafka, 'relay-no-empty-claim', 1);
+  const { db: counted, sent } = statementCountingDb(testDb);
+  const claims = (): number => sent.filter((s) => s.text.includes('WITH candidate AS')).length;
+  const relay = await startRelay({
+    db: counted,
+    kafka: kafkaClient(kafka),
+    logger: recordingLogger(),
+    listen: { connectionString: testDb.url },
+    // A short linger, so a claim after it would come long before the next commit; no poll.
+    options: { lanes: 1, lingerMs: 1, pollIntervalMs: 600_000 },
+  });
+  const commit = (n: number) =>
+    testDb.db.transaction().execute((trx) =>
+      enqueue(trx, {
+        eventType: 'Tick',
+        aggregateType: 'stream',
+        aggregateId: 'one-at-a-time',
+        topic,
+        partitionKey: `k${n}`,
+        payload: { n },
+      }),
+    );
+  try {
+    await pollUntil(() => claims() >= 1, { timeoutMs: 10_000, description: 'the first claim' });
+    const before = claims();
+    const events = 20;
+    for (let n = 1; n <= events; n++) {
+      await commit(n);
+      await pollUntil(
+        async () => (await count(testDb.db, 'outbox_event WHERE published_at IS NULL')) === 0,
+        { timeoutMs: 10_000, description: `event ${n} published` },
+      );
+    }
+    // Before: each batch of one was followed, after the linger, by a claim that found nothing.
+    expect(claims() - before).toBeLessThanOrEqual(events + 2);
+  } finally {
+    await relay.stop();
+    await counted.destroy();
   }
 });
