@@ -26,6 +26,11 @@ export interface DedupConsumerOptions {
    * its partitions. Batches heartbeat while they work, every tenth of it.
    */
   readonly sessionTimeoutMs?: number;
+  /**
+   * How long a rebalance waits for the members to rejoin (default 60000); a member of the
+   * @platformatic/kafka adapter still owning nothing this long after one began restarts.
+   */
+  readonly rebalanceTimeoutMs?: number;
   /** Longest a fetch waits for data (default 1000): bounds stop() and idle latency. */
   readonly maxWaitTimeMs?: number;
   /**

@@ -309,6 +309,7 @@ export async function startDedupConsumer<DB extends OutboxTables>(
     topics: options.topics,
     fromBeginning: options.fromBeginning ?? true,
     sessionTimeoutMs: options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
+    rebalanceTimeoutMs: options.rebalanceTimeoutMs,
     maxWaitTimeMs: options.maxWaitTimeMs ?? DEFAULT_MAX_WAIT_TIME_MS,
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
     logger,

@@ -140,6 +140,7 @@ export async function startInboxWriter<DB extends OutboxTables>(
     topics: options.topics,
     fromBeginning: options.fromBeginning ?? true,
     sessionTimeoutMs: options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
+    rebalanceTimeoutMs: options.rebalanceTimeoutMs,
     maxWaitTimeMs: options.maxWaitTimeMs ?? DEFAULT_MAX_WAIT_TIME_MS,
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
     logger,

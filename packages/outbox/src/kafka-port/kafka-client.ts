@@ -133,6 +133,12 @@ export interface ConsumerSpec {
   readonly sessionTimeoutMs: number;
   /** Longest a fetch waits for new messages. */
   readonly maxWaitTimeMs: number;
+  /**
+   * How long the group waits for its members to rejoin in a rebalance (default 60000, at least
+   * the session timeout). A member still owning nothing this long after a rebalance began (its
+   * join failed) restarts, on the adapters that can tell.
+   */
+  readonly rebalanceTimeoutMs?: number | undefined;
   /** Partitions whose batches are handled at the same time. */
   readonly partitionsConsumedConcurrently: number;
   readonly logger: Logger;

@@ -60,6 +60,9 @@ export async function startKafkajsConsumer(
       const consumer = kafka.consumer({
         groupId: spec.groupId,
         sessionTimeout: spec.sessionTimeoutMs,
+        ...(spec.rebalanceTimeoutMs === undefined
+          ? {}
+          : { rebalanceTimeout: Math.max(spec.sessionTimeoutMs, spec.rebalanceTimeoutMs) }),
         heartbeatInterval,
         maxWaitTimeInMs: spec.maxWaitTimeMs,
         // Why these make full fetches under load and no wait at a low rate: consumer-settings.ts.

@@ -78,7 +78,7 @@ export async function startPlatformaticConsumer(
   let firstAttempt: () => void = () => undefined;
   const started = new Promise<void>((resolve) => (firstAttempt = resolve));
 
-  const rebalanceTimeoutMs = Math.max(spec.sessionTimeoutMs, 60_000);
+  const rebalanceTimeoutMs = Math.max(spec.sessionTimeoutMs, spec.rebalanceTimeoutMs ?? 60_000);
   const owns = (member: Member, topic: string, partition: number): boolean =>
     running && !member.closing && member.owned.has(partitionKey(topic, partition));
 
