@@ -1,12 +1,10 @@
 import kafkajs, { type Kafka } from 'kafkajs';
 import type { AdminOptions, KafkaAdmin, TopicDescription } from '../kafka-client.ts';
+import { onceApplied, waitForLeaders } from '../settle-topics.ts';
 import type { CountRequests } from './request-counting.ts';
 
 // kafkajs is CommonJS and Node's ESM loader does not see this export as a named one.
 const { ConfigResourceTypes } = kafkajs;
-
-/** How long a step about a topic just created waits for the cluster to know it. */
-const SETTLE_MS = 30_000;
 
 export function createKafkajsAdmin(
   kafka: Kafka,
@@ -18,7 +16,10 @@ export function createKafkajsAdmin(
   );
   countRequests(admin);
   const describeTopics = async (topics: readonly string[]): Promise<TopicDescription[]> => {
-    const metadata = await onceApplied(() => admin.fetchTopicMetadata({ topics: [...topics] }));
+    const metadata = await onceApplied(
+      () => admin.fetchTopicMetadata({ topics: [...topics] }),
+      notAppliedYet,
+    );
     return metadata.topics.map((topic) => ({
       topic: topic.name,
       partitions: topic.partitions.map((one) => ({
@@ -57,11 +58,13 @@ export function createKafkajsAdmin(
     },
     describeTopics,
     async topicConfigs(topic, names) {
-      const described = await onceApplied(() =>
-        admin.describeConfigs({
-          includeSynonyms: false,
-          resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: [...names] }],
-        }),
+      const described = await onceApplied(
+        () =>
+          admin.describeConfigs({
+            includeSynonyms: false,
+            resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: [...names] }],
+          }),
+        notAppliedYet,
       );
       return Object.fromEntries(
         (described.resources[0]?.configEntries ?? []).map((entry) => [
@@ -72,17 +75,19 @@ export function createKafkajsAdmin(
     },
     async replaceTopicConfigs(topic, configs) {
       // kafkajs has no incremental alter: AlterConfigs replaces the topic's whole config.
-      await onceApplied(() =>
-        admin.alterConfigs({
-          validateOnly: false,
-          resources: [
-            {
-              type: ConfigResourceTypes.TOPIC,
-              name: topic,
-              configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })),
-            },
-          ],
-        }),
+      await onceApplied(
+        () =>
+          admin.alterConfigs({
+            validateOnly: false,
+            resources: [
+              {
+                type: ConfigResourceTypes.TOPIC,
+                name: topic,
+                configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })),
+              },
+            ],
+          }),
+        notAppliedYet,
       );
     },
     async brokerCount() {
@@ -110,38 +115,4 @@ function notAppliedYet(error: unknown): boolean {
     current = current.cause;
   }
   return false;
-}
-
-/**
- * Runs a step about topics that may have just been created. On a cluster each broker applies a
- * creation on its own, and kafkajs may ask one that has not yet: retried until a deadline.
- */
-async function onceApplied<T>(step: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + SETTLE_MS;
-  for (;;) {
-    try {
-      return await step();
-    } catch (error) {
-      if (!notAppliedYet(error) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
-
-/** Every partition of the topics has a leader, as the cluster tells. */
-async function waitForLeaders(
-  describe: (topics: readonly string[]) => Promise<TopicDescription[]>,
-  names: readonly string[],
-): Promise<void> {
-  const deadline = Date.now() + SETTLE_MS;
-  while (Date.now() < deadline) {
-    const topics = await describe(names);
-    const led = topics.every(
-      (topic) =>
-        topic.partitions.length > 0 && topic.partitions.every((partition) => partition.leader >= 0),
-    );
-    if (led) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`the new topics ${names.join(', ')} have no leaders after ${SETTLE_MS / 1000} s`);
 }

@@ -11,11 +11,12 @@ import type {
   EventProducer,
   OutgoingRecord,
   ProducerOptions,
-  RecordOutcome,
   SendOptions,
   SendReport,
 } from '../kafka-client.ts';
 import type { CountRequests } from './request-counting.ts';
+import { SendOutcomes } from '../send-outcomes.ts';
+import { withSendTimeout } from '../send-timeout.ts';
 import { classifySendError, type SendErrorKind } from './send-error.ts';
 
 /**
@@ -102,11 +103,11 @@ async function sendRecords(
   options: SendOptions,
 ): Promise<SendReport> {
   const outgoing = records.map(toOutgoing);
-  const outcome = new Outcome(records.length);
+  const outcome = new SendOutcomes<Outgoing>(records.length, (one) => one.message.partition ?? -1);
   if (outgoing.length === 0) return outcome.report();
   let acknowledged: RecordMetadata[] | undefined;
   try {
-    acknowledged = await withTimeout(
+    acknowledged = await withSendTimeout(
       producer.sendBatch({
         topicMessages: groupByTopic(outgoing),
         acks: -1,
@@ -191,59 +192,13 @@ function assertEveryPartitionAcknowledged(
   }
 }
 
-/** Acked and refused records of one send, and the keys a refusal holds back. */
-class Outcome {
-  readonly #outcomes: RecordOutcome[];
-  readonly #blockedKeys = new Set<string>();
-  #interruption: unknown;
-  #interrupted = false;
-
-  constructor(size: number) {
-    this.#outcomes = Array.from({ length: size }, () => UNSENT);
-  }
-
-  get interrupted(): boolean {
-    return this.#interrupted;
-  }
-
-  acked(one: Outgoing): boolean {
-    return this.#outcomes[one.index]?.kind === 'acked';
-  }
-
-  blocks(one: Outgoing): boolean {
-    return one.key !== undefined && this.#blockedKeys.has(one.key);
-  }
-
-  ack(outgoing: readonly Outgoing[]): void {
-    for (const one of outgoing) {
-      this.#outcomes[one.index] = { kind: 'acked', partition: one.message.partition ?? -1 };
-    }
-  }
-
-  refuse(one: Outgoing, kind: Extract<SendErrorKind, { kind: 'refused' }>): void {
-    this.#outcomes[one.index] = { kind: 'refused', reason: kind.reason, final: kind.final };
-    if (one.key !== undefined) this.#blockedKeys.add(one.key);
-  }
-
-  interrupt(error: unknown): void {
-    this.#interrupted = true;
-    this.#interruption = error;
-  }
-
-  report(): SendReport {
-    return { outcomes: this.#outcomes, interruption: this.#interruption };
-  }
-}
-
-const UNSENT: RecordOutcome = Object.freeze({ kind: 'unsent' });
-
 /** The resends that pin refused records down, all before one deadline. */
 class Resend {
   readonly #producer: Producer;
-  readonly #outcome: Outcome;
+  readonly #outcome: SendOutcomes<Outgoing>;
   readonly #deadline: number;
 
-  constructor(producer: Producer, outcome: Outcome, deadline: number) {
+  constructor(producer: Producer, outcome: SendOutcomes<Outgoing>, deadline: number) {
     this.#producer = producer;
     this.#outcome = outcome;
     this.#deadline = deadline;
@@ -290,7 +245,7 @@ class Resend {
       if (remaining <= 0) {
         throw new OutboxError('SEND_TIMEOUT', 'no time left to pin down refused records');
       }
-      await withTimeout(
+      await withSendTimeout(
         this.#producer.send({
           topic: first.topic,
           messages: group.map((one) => one.message),
@@ -331,22 +286,4 @@ function groupByTopic(outgoing: readonly Outgoing[]): { topic: string; messages:
     messages.push(message);
   }
   return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
-}
-
-/** Rejects after `ms`; the caller's locks are released by the rollback that follows. */
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new OutboxError('SEND_TIMEOUT', `Kafka did not acknowledge within ${ms} ms`)),
-      ms,
-    );
-  });
-  // The abandoned send may still fail later; that outcome no longer matters.
-  promise.catch(() => undefined);
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,9 +1,7 @@
 import { Admin, ConfigResourceTypes } from '@platformatic/kafka';
 import type { AdminOptions, KafkaAdmin, TopicDescription } from '../kafka-client.ts';
+import { onceApplied, waitForLeaders } from '../settle-topics.ts';
 import type { PlatformaticConnection } from './platformatic-connection.ts';
-
-/** How long a step about a topic just created waits for the cluster to know it. */
-const SETTLE_MS = 30_000;
 
 /** EARLIEST and LATEST in a ListOffsets request. */
 const EARLIEST = -2n;
@@ -27,8 +25,9 @@ export function createPlatformaticAdmin(
       ...(connection.timeoutMs === undefined ? {} : { timeout: connection.timeoutMs }),
     }));
   const describeTopics = async (topics: readonly string[]): Promise<TopicDescription[]> => {
-    const metadata = await onceApplied(() =>
-      open().metadata({ topics: [...topics], forceUpdate: true }),
+    const metadata = await onceApplied(
+      () => open().metadata({ topics: [...topics], forceUpdate: true }),
+      notAppliedYet,
     );
     return topics.map((topic) => ({
       topic,
@@ -72,17 +71,19 @@ export function createPlatformaticAdmin(
     },
     describeTopics,
     async topicConfigs(topic, names) {
-      const [described] = await onceApplied(() =>
-        open().describeConfigs({
-          includeSynonyms: false,
-          resources: [
-            {
-              resourceType: ConfigResourceTypes.TOPIC,
-              resourceName: topic,
-              configurationKeys: [...names],
-            },
-          ],
-        }),
+      const [described] = await onceApplied(
+        () =>
+          open().describeConfigs({
+            includeSynonyms: false,
+            resources: [
+              {
+                resourceType: ConfigResourceTypes.TOPIC,
+                resourceName: topic,
+                configurationKeys: [...names],
+              },
+            ],
+          }),
+        notAppliedYet,
       );
       return Object.fromEntries(
         (described?.configs ?? [])
@@ -92,17 +93,19 @@ export function createPlatformaticAdmin(
     },
     async replaceTopicConfigs(topic, configs) {
       // AlterConfigs (not the incremental one) replaces the topic's whole config.
-      await onceApplied(() =>
-        open().alterConfigs({
-          validateOnly: false,
-          resources: [
-            {
-              resourceType: ConfigResourceTypes.TOPIC,
-              resourceName: topic,
-              configs: Object.entries(configs).map(([name, value]) => ({ name, value })),
-            },
-          ],
-        }),
+      await onceApplied(
+        () =>
+          open().alterConfigs({
+            validateOnly: false,
+            resources: [
+              {
+                resourceType: ConfigResourceTypes.TOPIC,
+                resourceName: topic,
+                configs: Object.entries(configs).map(([name, value]) => ({ name, value })),
+              },
+            ],
+          }),
+        notAppliedYet,
       );
     },
     async brokerCount() {
@@ -184,38 +187,4 @@ function notAppliedYet(error: unknown): boolean {
     hasApiId(error, 'LEADER_NOT_AVAILABLE') ||
     (error instanceof Error && /^Unknown topic /.test(error.message))
   );
-}
-
-/**
- * Runs a step about topics that may have just been created. On a cluster each broker applies a
- * creation on its own, and the client may ask one that has not yet: retried until a deadline.
- */
-async function onceApplied<T>(step: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + SETTLE_MS;
-  for (;;) {
-    try {
-      return await step();
-    } catch (error) {
-      if (!notAppliedYet(error) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
-
-/** Every partition of the topics has a leader, as the cluster tells. */
-async function waitForLeaders(
-  describe: (topics: readonly string[]) => Promise<TopicDescription[]>,
-  names: readonly string[],
-): Promise<void> {
-  const deadline = Date.now() + SETTLE_MS;
-  while (Date.now() < deadline) {
-    const topics = await describe(names);
-    const led = topics.every(
-      (topic) =>
-        topic.partitions.length > 0 && topic.partitions.every((partition) => partition.leader >= 0),
-    );
-    if (led) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`the new topics ${names.join(', ')} have no leaders after ${SETTLE_MS / 1000} s`);
 }

@@ -4,18 +4,18 @@ import {
   type MessageToProduce,
   type ProduceResult,
 } from '@platformatic/kafka';
-import { OutboxError } from '../../errors.ts';
 import type {
   EventProducer,
   OutgoingHeaders,
   OutgoingRecord,
   ProducerOptions,
-  RecordOutcome,
   SendOptions,
   SendReport,
 } from '../kafka-client.ts';
 import { classifyPartitionError, type PartitionErrorKind } from './send-error.ts';
 import type { PlatformaticConnection } from './platformatic-connection.ts';
+import { SendOutcomes } from '../send-outcomes.ts';
+import { withSendTimeout } from '../send-timeout.ts';
 
 type Outbound = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
 type RawProducer = Producer<Buffer, Buffer, Buffer, Buffer>;
@@ -86,10 +86,10 @@ async function sendRecords(
   sendOptions: SendOptions,
 ): Promise<SendReport> {
   const deadline = performance.now() + sendOptions.timeoutMs;
-  const outcome = new Outcome(records.length);
+  const outcome = new SendOutcomes<Outgoing>(records.length, (one) => one.partition);
   if (records.length === 0) return outcome.report();
   const outgoing = records.map(toOutgoing);
-  const partitions = await withTimeout(
+  const partitions = await withSendTimeout(
     partitionCounts(producer, options, [...new Set(outgoing.map((one) => one.topic))]),
     sendOptions.timeoutMs,
   );
@@ -99,7 +99,6 @@ async function sendRecords(
     if (outcome.blocks(one)) continue;
     if (count === undefined) {
       outcome.refuse(one, {
-        kind: 'refused',
         reason: `UNKNOWN_TOPIC_OR_PARTITION: the topic ${one.topic} does not exist`,
         final: false,
       });
@@ -112,7 +111,7 @@ async function sendRecords(
   if (sendable.length === 0) return outcome.report();
   let failure: unknown;
   try {
-    await withTimeout(send(producer, sendable), remaining(deadline));
+    await withSendTimeout(send(producer, sendable), remaining(deadline));
     outcome.ack(sendable);
     return outcome.report();
   } catch (error) {
@@ -136,7 +135,7 @@ async function sendRecords(
       if (outcome.interrupted) return outcome.report();
       if (outcome.blocks(one)) continue;
       try {
-        await withTimeout(send(producer, [one]), remaining(deadline));
+        await withSendTimeout(send(producer, [one]), remaining(deadline));
         outcome.ack([one]);
       } catch (error) {
         const kind = [...partitionAnswers(error).values()][0];
@@ -299,66 +298,6 @@ function byPartition(outgoing: readonly Outgoing[]): Outgoing[][] {
   return [...groups.values()];
 }
 
-/** Acked and refused records of one send, and the keys a refusal holds back. */
-class Outcome {
-  readonly #outcomes: RecordOutcome[];
-  readonly #blockedKeys = new Set<string>();
-  #interruption: unknown;
-  #interrupted = false;
-
-  constructor(size: number) {
-    this.#outcomes = Array.from({ length: size }, () => UNSENT);
-  }
-
-  get interrupted(): boolean {
-    return this.#interrupted;
-  }
-
-  blocks(one: Outgoing): boolean {
-    return one.key !== undefined && this.#blockedKeys.has(one.key);
-  }
-
-  ack(outgoing: readonly Outgoing[]): void {
-    for (const one of outgoing) {
-      this.#outcomes[one.index] = { kind: 'acked', partition: one.partition };
-    }
-  }
-
-  refuse(one: Outgoing, kind: Extract<PartitionErrorKind, { kind: 'refused' }>): void {
-    this.#outcomes[one.index] = { kind: 'refused', reason: kind.reason, final: kind.final };
-    if (one.key !== undefined) this.#blockedKeys.add(one.key);
-  }
-
-  interrupt(error: unknown): void {
-    this.#interrupted = true;
-    this.#interruption = error;
-  }
-
-  report(): SendReport {
-    return { outcomes: this.#outcomes, interruption: this.#interruption };
-  }
-}
-
-const UNSENT: RecordOutcome = Object.freeze({ kind: 'unsent' });
-
 function remaining(deadline: number): number {
   return Math.max(0, Math.floor(deadline - performance.now()));
-}
-
-/** Rejects after `ms`: @platformatic/kafka's send takes no timeout of its own. */
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new OutboxError('SEND_TIMEOUT', `Kafka did not acknowledge within ${ms} ms`)),
-      ms,
-    );
-  });
-  // The abandoned send may still fail later; that outcome no longer matters.
-  promise.catch(() => undefined);
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
