@@ -1,8 +1,6 @@
-import { Kafka, logLevel } from 'kafkajs';
 import { Kysely, PostgresDialect } from 'kysely';
 import { silentLogger } from '../logger.ts';
-import type { EventProducer } from '../kafka-port/kafka-client.ts';
-import { kafkajsClient } from '../kafka-port/kafkajs/kafkajs-client.ts';
+import type { EventProducer, KafkaClient } from '../kafka-port/kafka-client.ts';
 import { createPgPool } from '../pg-pool/create-pg-pool.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { UsageError } from './args.ts';
@@ -19,7 +17,27 @@ export function openDatabase(url: string): Kysely<OutboxTables> {
 }
 
 /**
- * The context of one CLI run: DATABASE_URL, KAFKA_BROKERS and CONNECT_URL are read when a command first
+ * The client the services run on (`KAFKA_CLIENT`), so a requeued message takes the path a
+ * relay's would; each is loaded only when asked for (both are optional peer dependencies).
+ */
+async function kafkaClient(name: string, brokers: readonly string[]): Promise<KafkaClient> {
+  const clientId = 'outbox-cli';
+  if (name === 'kafkajs') {
+    const { Kafka, logLevel } = await import('kafkajs');
+    const { kafkajsClient } = await import('../kafka-port/kafkajs/index.ts');
+    return kafkajsClient(
+      new Kafka({ clientId, brokers: [...brokers], logLevel: logLevel.NOTHING }),
+    );
+  }
+  if (name === 'platformatic') {
+    const { platformaticClient } = await import('../kafka-port/platformatic/index.ts');
+    return platformaticClient({ clientId, brokers });
+  }
+  throw new UsageError(`KAFKA_CLIENT must be kafkajs or platformatic, not "${name}"`);
+}
+
+/**
+ * The context of one CLI run: DATABASE_URL, KAFKA_BROKERS (with KAFKA_CLIENT) and CONNECT_URL are read when a command first
  * needs them (a missing one is a usage error naming it); `close()` closes what was opened.
  */
 export function createCliContext(
@@ -44,9 +62,9 @@ export function createCliContext(
         const brokers = required('KAFKA_BROKERS')
           .split(',')
           .map((broker) => broker.trim());
-        const kafka = new Kafka({ clientId: 'outbox-cli', brokers, logLevel: logLevel.NOTHING });
+        const client = await kafkaClient(env['KAFKA_CLIENT']?.trim() || 'kafkajs', brokers);
         // The relay's own settings: a requeued message goes where the relay would send it.
-        const created = kafkajsClient(kafka).createProducer({ allowAutoTopicCreation: false });
+        const created = client.createProducer({ allowAutoTopicCreation: false });
         await created.connect();
         producer = created;
       }

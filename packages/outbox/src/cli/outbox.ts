@@ -3,8 +3,8 @@
 import { parseArgs, UsageError } from './args.ts';
 import { EXIT, type Subcommand } from './command.ts';
 import { cdcRemove } from './commands/cdc.ts';
-import { deadDiscard, deadList, deadRequeue } from './commands/dead.ts';
-import { failedList, failedRetry, failedSkip } from './commands/failed.ts';
+import { deadCommands } from './commands/dead.ts';
+import { failedCommands } from './commands/failed.ts';
 import { parkedDiscard, parkedList, parkedRequeue, parkedShow } from './commands/parked.ts';
 import { replay } from './commands/replay.ts';
 import { retention } from './commands/retention.ts';
@@ -13,16 +13,12 @@ import { createCliContext } from './context.ts';
 import type { CliIo } from './output.ts';
 
 /** Every subcommand by its words, in the order the usage lists them. */
-const subcommands: ReadonlyMap<string, Subcommand> = new Map([
+const subcommands: ReadonlyMap<string, Subcommand> = new Map<string, Subcommand>([
   ['status', status],
   ['replay', replay],
   ['retention', retention],
-  ['failed list', failedList],
-  ['failed retry', failedRetry],
-  ['failed skip', failedSkip],
-  ['dead list', deadList],
-  ['dead requeue', deadRequeue],
-  ['dead discard', deadDiscard],
+  ...failedCommands,
+  ...deadCommands,
   ['parked list', parkedList],
   ['parked show', parkedShow],
   ['parked requeue', parkedRequeue],

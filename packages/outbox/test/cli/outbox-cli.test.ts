@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { producerSendsChannel } from '@platformatic/kafka';
 import { sql } from 'kysely';
 import { beforeEach, expect, it } from 'vitest';
 import { runOutboxCli } from '../../src/cli/outbox.ts';
@@ -181,26 +182,50 @@ it('parked list|show|discard, bytes shown as they are', async () => {
   expect(await count(testDb.db, 'parked_message')).toBe(0);
 });
 
-it('parked requeue produces the message again to its topic, as received, then deletes it', async () => {
-  const kafka = createKafka();
-  const topic = await createTopic(kafka, 'requeue');
-  const value = Buffer.from('{"fixed":true}');
-  const id = await park(topic, value);
-  expect((await cli(['parked', 'requeue', id])).err).toMatch(/KAFKA_BROKERS is not set/);
-  const brokers = stack().kafkaBrokers.join(',');
-  const result = await cli(['parked', 'requeue', id], { KAFKA_BROKERS: brokers });
-  expect(result).toMatchObject({ code: 0, out: 'requeued 1 of 1' });
-  const collected = await collectTopic(kafka, topic);
-  try {
-    const [message] = await pollUntil(() => collected.messages.length > 0 && collected.messages, {
-      timeoutMs: 30_000,
-      description: 'the requeued message on its topic',
-    });
-    expect(message).toMatchObject({ key: 'order-1', value: value.toString() });
-    expect(await count(testDb.db, 'parked_message')).toBe(0);
-  } finally {
-    await collected.stop();
-  }
+it.each(['kafkajs', 'platformatic'] as const)(
+  'parked requeue produces the message again to its topic, as received, then deletes it (KAFKA_CLIENT=%s)',
+  async (client) => {
+    const kafka = createKafka();
+    const topic = await createTopic(kafka, 'requeue');
+    const value = Buffer.from('{"fixed":true}');
+    const id = await park(topic, value);
+    expect((await cli(['parked', 'requeue', id])).err).toMatch(/KAFKA_BROKERS is not set/);
+    const brokers = stack().kafkaBrokers.join(',');
+    // Which client sent it: @platformatic/kafka tells of each send on its diagnostics channel.
+    let platformaticSends = 0;
+    const onSend = (): void => {
+      platformaticSends += 1;
+    };
+    producerSendsChannel.start.subscribe(onSend);
+    const result = await cli(['parked', 'requeue', id], {
+      KAFKA_BROKERS: brokers,
+      KAFKA_CLIENT: client,
+    }).finally(() => producerSendsChannel.start.unsubscribe(onSend));
+    expect(result).toMatchObject({ code: 0, out: 'requeued 1 of 1' });
+    expect(platformaticSends > 0).toBe(client === 'platformatic');
+    const collected = await collectTopic(kafka, topic);
+    try {
+      const [message] = await pollUntil(() => collected.messages.length > 0 && collected.messages, {
+        timeoutMs: 30_000,
+        description: 'the requeued message on its topic',
+      });
+      expect(message).toMatchObject({ key: 'order-1', value: value.toString() });
+      expect(await count(testDb.db, 'parked_message')).toBe(0);
+    } finally {
+      await collected.stop();
+    }
+  },
+);
+
+it('parked requeue refuses a KAFKA_CLIENT it does not know, and keeps the row', async () => {
+  const id = await park('any-topic', Buffer.from('{}'));
+  const result = await cli(['parked', 'requeue', id], {
+    KAFKA_BROKERS: stack().kafkaBrokers.join(','),
+    KAFKA_CLIENT: 'rdkafka',
+  });
+  expect(result).toMatchObject({ code: 2 });
+  expect(result.err).toMatch(/KAFKA_CLIENT must be kafkajs or platformatic, not "rdkafka"/);
+  expect(await count(testDb.db, 'parked_message')).toBe(1);
 });
 
 it('retention --dry-run counts, --yes deletes, and a window shorter than the dedup one is refused', async () => {

@@ -5,14 +5,8 @@ import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
-import {
-  createOutboxMetrics,
-  enqueueMany,
-  replayOutbox,
-  runRetention,
-  startRelay,
-  type OutboxEventInput,
-} from '../../src/index.ts';
+import { enqueueMany, startRelay, type OutboxEventInput } from '../../src/index.ts';
+import { createOutboxMetrics, replayOutbox, runRetention } from '../../src/operations/index.ts';
 import {
   kafkaClient,
   checkOrder,
@@ -27,7 +21,7 @@ import {
 
 const testDb = useTestDb('operations');
 
-const cli = fileURLToPath(new URL('../../src/cli/replay.ts', import.meta.url));
+const cli = fileURLToPath(new URL('../../src/cli/outbox.ts', import.meta.url));
 
 it('replay (function and CLI) republishes the selected rows in order through the relay', async () => {
   const kafka = createKafka();
@@ -76,7 +70,7 @@ it('replay (function and CLI) republishes the selected rows in order through the
     .execute();
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    [cli, '--from-id', ids[0]?.id ?? '', '--to-id', ids[4]?.id ?? '', '--topic', topic],
+    [cli, 'replay', '--from-id', ids[0]?.id ?? '', '--to-id', ids[4]?.id ?? '', '--topic', topic],
     {
       env: { ...process.env, DATABASE_URL: testDb.url },
     },

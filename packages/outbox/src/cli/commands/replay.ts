@@ -1,6 +1,6 @@
-import { replayOutbox } from '../../operations/replay.ts';
+import { replayOutbox, type ReplaySelection } from '../../operations/replay.ts';
+import { UsageError } from '../args.ts';
 import { noPositionals, EXIT, type Subcommand } from '../command.ts';
-import { parseReplaySelection } from '../replay.ts';
 
 export const replay: Subcommand = {
   usage: 'replay [--from-id N] [--to-id N] [--since ISO] [--until ISO] [--topic NAME] [--json]',
@@ -21,3 +21,33 @@ export const replay: Subcommand = {
     return EXIT.ok;
   },
 };
+
+/** The rows to replay, from the options' values; a UsageError names what is wrong. */
+export function parseReplaySelection(get: (name: string) => string | undefined): ReplaySelection {
+  const id = (name: string): string | undefined => {
+    const value = get(name);
+    if (value !== undefined && !/^\d+$/.test(value))
+      throw new UsageError(`--${name} must be an integer (got "${value}")`);
+    return value;
+  };
+  const date = (name: string): Date | undefined => {
+    const value = get(name);
+    if (value === undefined) return undefined;
+    const parsed = new Date(value);
+    if (Number.isNaN(parsed.getTime()))
+      throw new UsageError(`--${name} must be an ISO date (got "${value}")`);
+    return parsed;
+  };
+  const selection = {
+    fromId: id('from-id'),
+    toId: id('to-id'),
+    since: date('since'),
+    until: date('until'),
+    topic: get('topic'),
+  };
+  if (Object.values(selection).every((value) => value === undefined)) {
+    // Replaying the whole table is rarely meant; make it explicit.
+    throw new UsageError('give at least one of --from-id, --to-id, --since, --until, --topic');
+  }
+  return Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined));
+}
