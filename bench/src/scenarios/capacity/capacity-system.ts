@@ -24,6 +24,15 @@ export interface CapacityVariant {
   readonly design: 'library' | 'guide';
   /** The payment provider's simulated call (`PAYMENT_LATENCY_MS`). */
   readonly providerMs: number;
+  /**
+   * `role` (the default): every role its own process, as `pnpm dev` runs them; `service`: one
+   * process per service running all its roles on one pool and one Kafka client.
+   */
+  readonly processes?: 'role' | 'service';
+  /** `KAFKA_CLIENT` of every role (kafkajs unless set). */
+  readonly kafkaClient?: 'kafkajs' | 'platformatic';
+  /** More service settings for every role (for trying a setting on its own). */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 export interface CapacitySystem {
@@ -94,28 +103,45 @@ export async function startCapacitySystem(
   index: number,
 ): Promise<CapacitySystem> {
   const { ordersUrl, paymentsUrl } = await prepare(ctx, index);
-  const role = (service: typeof orderService | typeof paymentService, name: string) =>
+  /** `roles` run in one process, named `<service>-<label>` (its CPU group in the tables). */
+  const role = (
+    service: typeof orderService | typeof paymentService,
+    roles: string,
+    label = roles,
+  ) =>
     startRole(ctx.stack, {
-      component: `b7-${index}-${service.componentPrefix}-${name}`,
+      component: `b7-${index}-${service.componentPrefix}-${label}`,
       service,
-      role: name,
+      role: roles,
       databaseUrl: service === orderService ? ordersUrl : paymentsUrl,
-      settings: { PAYMENT_LATENCY_MS: String(variant.providerMs) },
+      settings: {
+        PAYMENT_LATENCY_MS: String(variant.providerMs),
+        KAFKA_CLIENT: variant.kafkaClient ?? 'kafkajs',
+        ...variant.settings,
+      },
     });
   const orders = benchDb<OutboxTables>(ordersUrl);
   const payments = benchDb<OutboxTables>(paymentsUrl);
-  const roles = await Promise.all([
-    role(orderService, 'api'),
-    role(orderService, 'consumer'),
-    role(paymentService, 'consumer'),
-    ...(variant.design === 'library'
+  const perService = variant.design === 'library' && variant.processes === 'service';
+  const roles = await Promise.all(
+    perService
       ? [
-          role(orderService, 'relay'),
-          role(paymentService, 'processor'),
-          role(paymentService, 'relay'),
+          role(orderService, 'api,relay,consumer', 'service'),
+          role(paymentService, 'consumer,processor,relay', 'service'),
         ]
-      : []),
-  ]);
+      : [
+          role(orderService, 'api'),
+          role(orderService, 'consumer'),
+          role(paymentService, 'consumer'),
+          ...(variant.design === 'library'
+            ? [
+                role(orderService, 'relay'),
+                role(paymentService, 'processor'),
+                role(paymentService, 'relay'),
+              ]
+            : []),
+        ],
+  );
   const guide =
     variant.design === 'guide'
       ? await startGuideParts(ctx, variant, { orders, payments }, paymentsUrl)

@@ -7,6 +7,18 @@ const variants: readonly CapacityVariant[] = [
   { name: 'library, handler of 0 ms', design: 'library', providerMs: 0 },
   { name: 'library, 20 ms provider call', design: 'library', providerMs: 20 },
   { name: 'guide as written, 0 ms', design: 'guide', providerMs: 0 },
+  {
+    name: 'library, 0 ms, one process per service',
+    design: 'library',
+    providerMs: 0,
+    processes: 'service',
+  },
+  {
+    name: 'library, 0 ms, on @platformatic/kafka',
+    design: 'library',
+    providerMs: 0,
+    kafkaClient: 'platformatic',
+  },
 ];
 
 /** Each variant on its own fresh system, one after the other. */

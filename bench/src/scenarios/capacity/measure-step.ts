@@ -83,6 +83,14 @@ async function latencies(system: CapacitySystem, ids: readonly string[]) {
   return { handledMs: since(handled.rows), paidMs: since(paid.rows) };
 }
 
+/** `HTTP 503: 500, ECONNRESET: 2`: why requests failed, most frequent first. */
+function reasons(failures: ReadonlyMap<string, number>): string {
+  return [...failures]
+    .sort((a, b) => b[1] - a[1])
+    .map(([reason, n]) => `${reason}: ${n}`)
+    .join(', ');
+}
+
 /** Waits until every accepted order went through the whole pipeline (or the deadline). */
 async function drained(system: CapacitySystem, timeoutMs: number): Promise<boolean> {
   return pollUntil(async () => ((await pendingOrders(system.orders)) === 0 ? true : undefined), {
@@ -110,7 +118,7 @@ export async function measureStep(
   const handledP99Ms = percentile(handledMs, 99);
   const paidP99Ms = percentile(paidMs, 99);
   const failed = [
-    ...(load.failed > 0 ? [`${load.failed} requests failed`] : []),
+    ...(load.failed > 0 ? [`${load.failed} requests failed (${reasons(load.failures)})`] : []),
     ...(!isDrained ? ['did not drain'] : []),
     ...(!(handledP99Ms <= capacityLimits.handledP99Ms) ? ['handled p99'] : []),
     ...(!(paidP99Ms <= capacityLimits.paidP99Ms) ? ['PAID p99'] : []),

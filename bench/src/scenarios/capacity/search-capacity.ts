@@ -9,6 +9,8 @@ export interface CapacitySearch {
   readonly steps: readonly CapacityStep[];
   /** The highest rate that met every condition; undefined when none did. */
   readonly carried: CapacityStep | undefined;
+  /** Half the carried rate, held once more after the search: the latency a fork runs at. */
+  readonly halfway: CapacityStep | undefined;
 }
 
 /** The next rate to try: up by the growth factor until a miss, then halfway into the gap. */
@@ -63,5 +65,18 @@ export async function searchCapacity(
     if (!step.drained) break;
     rate = nextRate(settings.capacityGrowth, carried, missed, rate);
   }
-  return { variant, steps, carried };
+  const halfway =
+    carried === undefined
+      ? undefined
+      : await measureStep(system, {
+          rate: Math.round(carried.rate / 2),
+          seconds: settings.capacitySeconds,
+          drainTimeoutMs: 120_000,
+        });
+  if (halfway) {
+    ctx.log(
+      `B7 ${variant.name} at half of capacity, ${halfway.rate}/s: PAID p99 ${fixed(halfway.paidP99Ms, 0)} ms`,
+    );
+  }
+  return { variant, steps, carried, halfway };
 }
