@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { OUTBOX_CHANNEL, type OutboxTables } from '@outbox-inbox/outbox';
+import type { OutboxTables } from '@outbox-inbox/outbox';
+import { OUTBOX_CHANNEL } from '@outbox-inbox/outbox/ops';
 
 /**
  * Writes `events` unpublished outbox rows in one transaction, as `enqueue` would (the

@@ -1,9 +1,6 @@
-import {
-  kafkajsClient,
-  type EventProducer,
-  type KafkaClient,
-  type OutgoingRecord,
-} from '@outbox-inbox/outbox';
+import type { KafkaClient } from '@outbox-inbox/outbox';
+import type { EventProducer, OutgoingRecord } from '@outbox-inbox/outbox/kafka-port';
+import { kafkajsClient } from '@outbox-inbox/outbox/kafkajs';
 import { platformaticClient } from '@outbox-inbox/outbox/platformatic';
 import { Kafka, logLevel } from 'kafkajs';
 import { sleep } from './stats.ts';

@@ -10,7 +10,8 @@
 // at once while batches come back full, so the figure is its per-row cost, not its schedule.
 import type { Kafka } from 'kafkajs';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { toEventRecord, type EventRecord, type OutboxTables } from '@outbox-inbox/outbox';
+import type { OutboxTables } from '@outbox-inbox/outbox';
+import { toEventRecord, type EventRecord } from '@outbox-inbox/outbox/kafka-port';
 import { benchClient, sendAll } from './kafka.ts';
 import { sleep } from './stats.ts';
 

@@ -10,7 +10,7 @@ import {
 } from '@outbox-inbox/launcher';
 import { orderService } from '@outbox-inbox/order-service';
 import { paymentService } from '@outbox-inbox/payment-service';
-import { kafkajsClient } from '@outbox-inbox/outbox';
+import { kafkajsClient } from '@outbox-inbox/outbox/kafkajs';
 import { createLogger, provisionTopics } from '@outbox-inbox/service-kit';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';

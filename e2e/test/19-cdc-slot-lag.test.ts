@@ -1,5 +1,5 @@
 import { pollUntil } from '@outbox-inbox/infra';
-import { ConnectApi } from '@outbox-inbox/outbox';
+import { ConnectApi } from '@outbox-inbox/outbox/cdc';
 import { expect, it } from 'vitest';
 import { readCdcSignals, relayOf } from '../src/cdc-probes.ts';
 import { stalledWorker } from '../src/gray-failures.ts';

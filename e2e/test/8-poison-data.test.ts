@@ -1,4 +1,4 @@
-import { skipFailedOutboxEvents } from '@outbox-inbox/outbox';
+import { skipFailedOutboxEvents } from '@outbox-inbox/outbox/ops';
 import { expect, it } from 'vitest';
 import { expectInvariantsHeld } from '../src/invariants/expect-held.ts';
 import {

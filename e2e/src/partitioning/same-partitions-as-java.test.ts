@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Stack } from '@outbox-inbox/infra';
-import { kafkajsClient, type KafkaClient } from '@outbox-inbox/outbox';
+import type { KafkaClient } from '@outbox-inbox/outbox';
+import { kafkajsClient } from '@outbox-inbox/outbox/kafkajs';
 import { platformaticClient } from '@outbox-inbox/outbox/platformatic';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,10 +1,10 @@
+import type { OutboxTables } from '@outbox-inbox/outbox';
 import {
   listFailedOutboxEvents,
   readParkedMessages,
   type FailedOutboxEvent,
-  type OutboxTables,
   type ParkedMessage,
-} from '@outbox-inbox/outbox';
+} from '@outbox-inbox/outbox/ops';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';

@@ -1,4 +1,4 @@
-import type { ParkedMessage } from '@outbox-inbox/outbox';
+import type { ParkedMessage } from '@outbox-inbox/outbox/ops';
 import type { Landed } from './produce-poison.ts';
 import type { PoisonMessage } from './poison-messages.ts';
 

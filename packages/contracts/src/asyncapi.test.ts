@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { EVENT_HEADERS } from '@outbox-inbox/outbox';
+import { EVENT_HEADERS } from '@outbox-inbox/outbox/kafka-port';
 import { describe, expect, it } from 'vitest';
 import { asyncApiDocument, eventHeaders, topicEventTypes } from './asyncapi.ts';
 import { asyncApiFile } from './asyncapi-file.ts';

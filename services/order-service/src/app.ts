@@ -1,4 +1,4 @@
-import type { StallWatch } from '@outbox-inbox/outbox';
+import type { StallWatch } from '@outbox-inbox/outbox/ops';
 import {
   buildServiceApp,
   defaultAdmission,

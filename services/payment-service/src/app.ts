@@ -1,4 +1,4 @@
-import type { StallWatch } from '@outbox-inbox/outbox';
+import type { StallWatch } from '@outbox-inbox/outbox/ops';
 import { buildServiceApp, type AdmissionOptions } from '@outbox-inbox/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';

@@ -3,14 +3,13 @@ import type { Kafka } from 'kafkajs';
 import { sql, type Kysely } from 'kysely';
 import { Registry } from 'prom-client';
 import {
-  EVENT_HEADERS,
-  createOutboxMetrics,
   silentLogger,
   startInboxWriter,
   type KafkaClient,
   type OutboxTables,
-  type OutgoingRecord,
 } from '@outbox-inbox/outbox';
+import { EVENT_HEADERS, type OutgoingRecord } from '@outbox-inbox/outbox/kafka-port';
+import { createOutboxMetrics } from '@outbox-inbox/outbox/ops';
 import { startCpuMeter, type CpuUse } from '../../cpu.ts';
 import { benchClient, sendAll, type ClientName } from '../../kafka.ts';
 import type { BenchSettings } from '../../settings.ts';

@@ -1,11 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { Registry } from 'prom-client';
-import {
-  createOutboxMetrics,
-  silentLogger,
-  startInboxProcessor,
-  type OutboxTables,
-} from '@outbox-inbox/outbox';
+import { silentLogger, startInboxProcessor, type OutboxTables } from '@outbox-inbox/outbox';
+import { createOutboxMetrics } from '@outbox-inbox/outbox/ops';
 import type { BenchSettings } from '../../settings.ts';
 import { sleep } from '../../stats.ts';
 import { INBOX_TOPIC } from './ingest.ts';

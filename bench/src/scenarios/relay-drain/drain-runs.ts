@@ -2,17 +2,19 @@ import type { Kafka } from 'kafkajs';
 import { sql, type Kysely } from 'kysely';
 import { Registry } from 'prom-client';
 import {
-  createOutboxMetrics,
   migrateOutbox,
   silentLogger,
   startRelay,
-  toEventRecord,
-  type EventRecord,
-  type EventMessageFields,
   type KafkaClient,
   type OutboxTables,
   type Worker,
 } from '@outbox-inbox/outbox';
+import {
+  toEventRecord,
+  type EventRecord,
+  type EventMessageFields,
+} from '@outbox-inbox/outbox/kafka-port';
+import { createOutboxMetrics } from '@outbox-inbox/outbox/ops';
 import { averagePayloadBytes, clearOutbox, writeBacklog } from '../../backlog.ts';
 import type { BenchContext } from '../../context.ts';
 import { measureCpuRun, serverGroups, type CpuRun } from '../../cpu.ts';

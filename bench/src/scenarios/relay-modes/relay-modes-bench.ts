@@ -1,12 +1,7 @@
 import { pollUntil } from '@outbox-inbox/infra';
 import { migrateService } from '@outbox-inbox/launcher';
-import {
-  ConnectApi,
-  isConnectorRunning,
-  removeCdcRelay,
-  silentLogger,
-  type OutboxTables,
-} from '@outbox-inbox/outbox';
+import { silentLogger, type OutboxTables } from '@outbox-inbox/outbox';
+import { ConnectApi, isConnectorRunning, removeCdcRelay } from '@outbox-inbox/outbox/cdc';
 import { orderService } from '@outbox-inbox/order-service';
 import type { Admin, Consumer } from 'kafkajs';
 import { sql, type Kysely } from 'kysely';

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { OutboxTables } from '../schema/tables.ts';
 
 /**
- * The dedup consumer's step for a set of events (R-DIST-OBX-2), `applyOnce` for many: writes
+ * The dedup consumer's step for a set of events (R-DIST-OBX-2): writes
  * every `(consumer, eventId)` row with ONE statement, whatever the number of events, and
  * returns, per position, whether that copy is the first delivery (its effect must run in this
  * transaction) or a repeat (already applied, or an earlier copy in the same set). Repeats are

@@ -4,17 +4,15 @@ import type { Kafka } from 'kafkajs';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { replicationName } from '../../src/cdc/cdc-connector-config.ts';
 import {
   ConnectApi,
-  createOutboxMetrics,
-  enqueue,
   removeCdcRelay,
-  replicationName,
   startCdcRelay,
   type CdcRelayWorkerDeps,
-  type OutboxMetrics,
-  type OutboxTables,
-} from '../../src/index.ts';
+} from '../../src/cdc/index.ts';
+import { enqueue, type OutboxTables } from '../../src/index.ts';
+import { createOutboxMetrics, type OutboxMetrics } from '../../src/operations/index.ts';
 import {
   kafkaClient,
   collectTopic,

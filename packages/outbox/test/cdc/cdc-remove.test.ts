@@ -4,16 +4,14 @@ import type { Kafka } from 'kafkajs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runOutboxCli } from '../../src/cli/outbox.ts';
+import { replicationName } from '../../src/cdc/cdc-connector-config.ts';
 import {
   ConnectApi,
-  enqueue,
   registerCdcRelay,
   removeCdcRelay,
-  replicationName,
-  silentLogger,
   type CdcRelayDeps,
-  type OutboxTables,
-} from '../../src/index.ts';
+} from '../../src/cdc/index.ts';
+import { enqueue, silentLogger, type OutboxTables } from '../../src/index.ts';
 import {
   kafkaClient,
   collectTopic,

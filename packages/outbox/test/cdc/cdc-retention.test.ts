@@ -5,14 +5,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   ConnectApi,
-  enqueueMany,
   registerCdcRelay,
   removeCdcRelay,
-  runRetention,
-  silentLogger,
   type CdcRelayDeps,
-  type OutboxTables,
-} from '../../src/index.ts';
+} from '../../src/cdc/index.ts';
+import { enqueueMany, silentLogger, type OutboxTables } from '../../src/index.ts';
+import { runRetention } from '../../src/operations/index.ts';
 import {
   kafkaClient,
   collectTopic,

@@ -3,16 +3,14 @@ import { pollUntil } from '@outbox-inbox/infra';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { registerCdcRelay, removeCdcRelay, type CdcRelayDeps } from '../../src/cdc/index.ts';
 import {
-  DEFAULT_RELAY_OPTIONS,
   enqueue,
-  registerCdcRelay,
-  removeCdcRelay,
   silentLogger,
-  type CdcRelayDeps,
   type OutboxEventInput,
   type OutboxTables,
 } from '../../src/index.ts';
+import { DEFAULT_RELAY_OPTIONS } from '../../src/relay/relay-options.ts';
 import { publishBatch } from '../../src/relay/publish-batch.ts';
 import { kafkaClient, createKafka, createTopic, stack, useTestDb } from '../support/harness.ts';
 

@@ -2,12 +2,8 @@ import { beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import type { Kysely } from 'kysely';
 import { Registry } from 'prom-client';
-import {
-  applyOnce,
-  createOutboxMetrics,
-  OutboxError,
-  startDedupConsumer,
-} from '../../src/index.ts';
+import { startDedupConsumer } from '../../src/index.ts';
+import { createOutboxMetrics } from '../../src/operations/index.ts';
 import {
   kafkaClient,
   count,
@@ -24,62 +20,6 @@ const testDb = useTestDb('dedup');
 let db: Kysely<OrderDb>;
 beforeAll(async () => {
   db = await createOrderTable(testDb);
-});
-
-it('applyOnce applies the effect once per (consumer, event), also under concurrent repeats', async () => {
-  await db.insertInto('orders').values({ id: 'o1', status: 'new', payments: 0 }).execute();
-  const eventId = '0190f5e4-0000-7000-8000-000000000001';
-  const pay = () =>
-    db.transaction().execute((trx) =>
-      applyOnce(trx, 'payments', eventId, async () => {
-        await trx
-          .updateTable('orders')
-          .set((eb) => ({ payments: eb('payments', '+', 1) }))
-          .where('id', '=', 'o1')
-          .execute();
-      }),
-    );
-  const results = await Promise.all([pay(), pay(), pay()]);
-  expect(results.filter(Boolean)).toHaveLength(1);
-  expect(await pay()).toBe(false);
-  // Another consumer of the same event has its own dedup row.
-  expect(
-    await db.transaction().execute((trx) => applyOnce(trx, 'audit', eventId, async () => {})),
-  ).toBe(true);
-  // An effect that fails rolls back its dedup row too: the repeat applies it.
-  await expect(
-    db.transaction().execute((trx) =>
-      applyOnce(trx, 'flaky', eventId, async () => {
-        throw new Error('effect failed');
-      }),
-    ),
-  ).rejects.toThrow('effect failed');
-  expect(
-    await db.transaction().execute((trx) => applyOnce(trx, 'flaky', eventId, async () => {})),
-  ).toBe(true);
-  const order = await db
-    .selectFrom('orders')
-    .selectAll()
-    .where('id', '=', 'o1')
-    .executeTakeFirstOrThrow();
-  expect(order.payments).toBe(1);
-  // Each repeat is counted on the row that caught it; the first delivery of each consumer is
-  // not, nor is the delivery whose effect failed (rolled back with its dedup row).
-  const dedupRows = await db
-    .selectFrom('processed_event')
-    .select(['consumer', 'redeliveries'])
-    .where('event_id', '=', eventId)
-    .orderBy('consumer')
-    .execute();
-  expect(dedupRows).toEqual([
-    { consumer: 'audit', redeliveries: 0 },
-    { consumer: 'flaky', redeliveries: 0 },
-    { consumer: 'payments', redeliveries: 3 },
-  ]);
-  // @ts-expect-error applyOnce needs the effect's transaction
-  await expect(applyOnce(db, 'payments', eventId, async () => {})).rejects.toBeInstanceOf(
-    OutboxError,
-  );
 });
 
 it('the dedup consumer applies each event once, counts repeats, parks garbage and poison, keeps going', async () => {

@@ -3,11 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { sql, type Kysely } from 'kysely';
-import {
-  discardDeadInboxEvents,
-  requeueDeadInboxEvents,
-  startInboxProcessor,
-} from '../../src/index.ts';
+import { startInboxProcessor } from '../../src/index.ts';
+import { discardDeadInboxEvents, requeueDeadInboxEvents } from '../../src/operations/index.ts';
 import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
 import { count, recordingLogger, seedInbox, useTestDb } from '../support/harness.ts';
 

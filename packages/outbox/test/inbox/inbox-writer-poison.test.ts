@@ -4,7 +4,8 @@ import { pollUntil } from '@outbox-inbox/infra';
 import type { Message } from 'kafkajs';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
-import { createOutboxMetrics, startInboxProcessor, startInboxWriter } from '../../src/index.ts';
+import { startInboxProcessor, startInboxWriter } from '../../src/index.ts';
+import { createOutboxMetrics } from '../../src/operations/index.ts';
 import {
   kafkaClient,
   count,

@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Registry } from 'prom-client';
-import { createOutboxMetrics, startInboxWriter } from '../../src/index.ts';
+import { startInboxWriter } from '../../src/index.ts';
+import { createOutboxMetrics } from '../../src/operations/index.ts';
 import {
   kafkaClient,
   count,

@@ -3,7 +3,8 @@ import { pollUntil } from '@outbox-inbox/infra';
 import type { Admin } from 'kafkajs';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
-import { createOutboxMetrics, startDedupConsumer, startInboxWriter } from '../../src/index.ts';
+import { startDedupConsumer, startInboxWriter } from '../../src/index.ts';
+import { createOutboxMetrics } from '../../src/operations/index.ts';
 import {
   kafkaClient,
   count,

@@ -1,7 +1,9 @@
 import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Partitioners } from 'kafkajs';
-import { kafkajsClient, type KafkaClient, type OutgoingRecord } from '../../src/index.ts';
+import type { KafkaClient } from '../../src/index.ts';
+import type { OutgoingRecord } from '../../src/kafka-port/index.ts';
+import { kafkajsClient } from '../../src/kafka-port/kafkajs/index.ts';
 import { platformaticClient } from '../../src/kafka-port/platformatic/index.ts';
 import { collectTopic, createKafka, createTopic, stack } from '../support/harness.ts';
 

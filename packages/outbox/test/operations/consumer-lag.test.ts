@@ -3,7 +3,8 @@ import { pollUntil } from '@outbox-inbox/infra';
 import { Kafka, logLevel } from 'kafkajs';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
-import { createOutboxMetrics, startInboxWriter } from '../../src/index.ts';
+import { startInboxWriter } from '../../src/index.ts';
+import { createOutboxMetrics } from '../../src/operations/index.ts';
 import {
   kafkaClient,
   createKafka,

@@ -1,14 +1,13 @@
 import { expect, it } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { enqueueMany, type OutboxEventInput } from '../../src/index.ts';
 import {
-  enqueueMany,
   listFailedOutboxEvents,
   OUTBOX_CHANNEL,
   retryFailedOutboxEvents,
   skipFailedOutboxEvents,
-  type OutboxEventInput,
-} from '../../src/index.ts';
+} from '../../src/operations/index.ts';
 import { pollUntil } from '@outbox-inbox/infra';
 import { useTestDb } from '../support/harness.ts';
 

@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { sql } from 'kysely';
-import { enqueue, enqueueMany, replayOutbox, startRelay } from '../../src/index.ts';
+import { enqueue, enqueueMany, startRelay } from '../../src/index.ts';
+import { replayOutbox } from '../../src/operations/index.ts';
 import {
   kafkaClient,
   collectTopic,

@@ -1,12 +1,8 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  createPgPool,
-  runRetentionExclusively,
-  silentLogger,
-  type OutboxTables,
-} from '../../src/index.ts';
+import { createPgPool, silentLogger, type OutboxTables } from '../../src/index.ts';
+import { runRetentionExclusively } from '../../src/operations/index.ts';
 import { stack, useTestDb } from '../support/harness.ts';
 
 const testDb = useTestDb('retention_pooled');

@@ -2,16 +2,15 @@ import { Registry } from 'prom-client';
 import { sql } from 'kysely';
 import { pollUntil } from '@outbox-inbox/infra';
 import { beforeAll, beforeEach, expect, it } from 'vitest';
+import { enqueueMany, silentLogger } from '../../src/index.ts';
 import {
   createRetentionMetrics,
-  enqueueMany,
   previewRetention,
-  RETENTION_LOCK_ID,
   runRetention,
   runRetentionExclusively,
   startRetentionJob,
-  silentLogger,
-} from '../../src/index.ts';
+} from '../../src/operations/index.ts';
+import { RETENTION_LOCK_ID } from '../../src/operations/retention-lock.ts';
 import { count, seedInbox, useTestDb } from '../support/harness.ts';
 
 const testDb = useTestDb('retention_job');

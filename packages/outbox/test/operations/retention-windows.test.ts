@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { enqueueMany, OutboxError, runRetention } from '../../src/index.ts';
+import { enqueueMany, OutboxError } from '../../src/index.ts';
+import { runRetention } from '../../src/operations/index.ts';
 import { count, seedInbox, useTestDb } from '../support/harness.ts';
 
 const DAY = 86_400_000;

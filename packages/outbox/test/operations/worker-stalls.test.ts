@@ -4,14 +4,13 @@ import { Kafka, logLevel } from 'kafkajs';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import {
-  createOutboxMetrics,
   enqueue,
   startDedupConsumer,
   startInboxProcessor,
   startInboxWriter,
   startRelay,
-  type OutboxMetrics,
 } from '../../src/index.ts';
+import { createOutboxMetrics, type OutboxMetrics } from '../../src/operations/index.ts';
 import {
   kafkaClient,
   createKafka,

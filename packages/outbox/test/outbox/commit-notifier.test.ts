@@ -2,13 +2,9 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import {
-  CommitNotifier,
-  createOutboxNotifier,
-  enqueue,
-  OUTBOX_CHANNEL,
-  startInboxProcessor,
-} from '../../src/index.ts';
+import { createOutboxNotifier, enqueue, startInboxProcessor } from '../../src/index.ts';
+import { OUTBOX_CHANNEL } from '../../src/operations/index.ts';
+import { CommitNotifier } from '../../src/outbox/commit-notifier.ts';
 import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
 import { recordingLogger, seedInbox, useTestDb } from '../support/harness.ts';
 

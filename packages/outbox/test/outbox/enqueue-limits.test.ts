@@ -1,10 +1,6 @@
 import { expect, it } from 'vitest';
-import {
-  DEFAULT_MAX_EVENT_BYTES,
-  enqueue,
-  enqueueMany,
-  type OutboxEventInput,
-} from '../../src/index.ts';
+import { enqueue, enqueueMany, type OutboxEventInput } from '../../src/index.ts';
+import { DEFAULT_MAX_EVENT_BYTES } from '../../src/outbox/kafka-limits.ts';
 import { count, useTestDb } from '../support/harness.ts';
 
 const testDb = useTestDb('enqueue_limits');

@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import {
-  createPgPool,
-  DEFAULT_RELAY_OPTIONS,
-  migrateOutbox,
-  silentLogger,
-  type OutboxTables,
-} from '../../src/index.ts';
+import { createPgPool, migrateOutbox, silentLogger, type OutboxTables } from '../../src/index.ts';
+import { DEFAULT_RELAY_OPTIONS } from '../../src/relay/relay-options.ts';
 import { claimInboxRows } from '../../src/inbox/claim-inbox-rows.ts';
 import { beginBatchTransaction } from '../../src/relay/batch-transaction.ts';
 import { claimBatch } from '../../src/relay/claim-batch.ts';
@@ -67,7 +62,7 @@ function lastPlanOf(fragment: string): string {
 it('plans each prepared inbox claim for its values: the unprocessed indexes, probed per key', async () => {
   for (let n = 1; n <= EXECUTIONS; n++) {
     plans.length = 0;
-    const rows = await claimInboxRows(db, { limit: 16, maxAttempts: 5, leaseMs: 30_000 });
+    const { rows } = await claimInboxRows(db, { limit: 16, maxAttempts: 5, leaseMs: 30_000 });
     expect(rows).toHaveLength(16);
   }
   expect(await plansOf('WITH head AS')).toEqual({ generic: 0, custom: EXECUTIONS - 4 });

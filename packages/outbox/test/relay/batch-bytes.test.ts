@@ -1,12 +1,8 @@
 import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
-import {
-  DEFAULT_RELAY_OPTIONS,
-  enqueueMany,
-  startRelay,
-  type OutboxEventInput,
-  type RelayBatchEvent,
-} from '../../src/index.ts';
+import { enqueueMany, startRelay, type OutboxEventInput } from '../../src/index.ts';
+import { DEFAULT_RELAY_OPTIONS } from '../../src/relay/relay-options.ts';
+import type { RelayBatchEvent } from '../../src/testing.ts';
 import { claimBatch } from '../../src/relay/claim-batch.ts';
 import {
   kafkaClient,

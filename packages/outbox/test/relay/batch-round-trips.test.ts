@@ -4,11 +4,11 @@ import { Kysely, PostgresDialect } from 'kysely';
 import {
   createPgPool,
   enqueueMany,
-  DEFAULT_RELAY_OPTIONS,
-  type EventProducer,
   type OutboxEventInput,
   type OutboxTables,
 } from '../../src/index.ts';
+import type { EventProducer } from '../../src/kafka-port/index.ts';
+import { DEFAULT_RELAY_OPTIONS } from '../../src/relay/relay-options.ts';
 import { publishBatch } from '../../src/relay/publish-batch.ts';
 import {
   createKafka,

@@ -1,12 +1,8 @@
 import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Registry } from 'prom-client';
-import {
-  createOutboxMetrics,
-  enqueueMany,
-  startRelay,
-  type OutboxEventInput,
-} from '../../src/index.ts';
+import { enqueueMany, startRelay, type OutboxEventInput } from '../../src/index.ts';
+import { createOutboxMetrics } from '../../src/operations/index.ts';
 import {
   kafkaClient,
   checkOrder,

@@ -2,13 +2,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Kafka } from 'kafkajs';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { Registry } from 'prom-client';
-import {
-  createOutboxMetrics,
-  enqueue,
-  DEFAULT_RELAY_OPTIONS,
-  type EventProducer,
-  type OutboxEventInput,
-} from '../../src/index.ts';
+import { enqueue, type OutboxEventInput } from '../../src/index.ts';
+import type { EventProducer } from '../../src/kafka-port/index.ts';
+import { createOutboxMetrics } from '../../src/operations/index.ts';
+import { DEFAULT_RELAY_OPTIONS } from '../../src/relay/relay-options.ts';
 import { oldestHeldByFenceMs } from '../../src/relay/commit-order-fence.ts';
 import { publishBatch } from '../../src/relay/publish-batch.ts';
 import {

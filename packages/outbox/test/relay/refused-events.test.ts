@@ -5,16 +5,18 @@ import type { Kafka } from 'kafkajs';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import {
-  createOutboxMetrics,
   enqueue,
   enqueueMany,
-  listFailedOutboxEvents,
-  retryFailedOutboxEvents,
-  skipFailedOutboxEvents,
   startRelay,
   type OutboxEventInput,
   type RelayOptions,
 } from '../../src/index.ts';
+import {
+  createOutboxMetrics,
+  listFailedOutboxEvents,
+  retryFailedOutboxEvents,
+  skipFailedOutboxEvents,
+} from '../../src/operations/index.ts';
 import {
   kafkaClient,
   checkOrder,

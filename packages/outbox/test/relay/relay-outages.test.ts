@@ -2,12 +2,12 @@ import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Registry } from 'prom-client';
 import {
-  createOutboxMetrics,
   enqueueMany,
   startInboxWriter,
   startRelay,
   type OutboxEventInput,
 } from '../../src/index.ts';
+import { createOutboxMetrics } from '../../src/operations/index.ts';
 import {
   kafkaClient,
   checkOrder,

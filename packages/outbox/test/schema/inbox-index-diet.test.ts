@@ -6,11 +6,11 @@ import pg from 'pg';
 import {
   createPgPool,
   migrateOutbox,
-  OUTBOX_MIGRATION_TABLE,
   outboxMigrations,
   silentLogger,
   type OutboxTables,
 } from '../../src/index.ts';
+import { OUTBOX_MIGRATION_TABLE } from '../../src/schema/migrations.ts';
 import { claimInboxRows } from '../../src/inbox/claim-inbox-rows.ts';
 import { stack } from '../support/harness.ts';
 import { insertInboxBacklog } from '../support/inbox-backlog.ts';
@@ -74,7 +74,11 @@ it("claims through the guide's index of unprocessed rows, probing each key's old
     await sql`LOAD 'auto_explain'`.execute(explained);
     await sql`SET auto_explain.log_min_duration = 0`.execute(explained);
     await sql`SET auto_explain.log_level = notice`.execute(explained);
-    const rows = await claimInboxRows(explained, { limit: 16, maxAttempts: 5, leaseMs: 30_000 });
+    const { rows } = await claimInboxRows(explained, {
+      limit: 16,
+      maxAttempts: 5,
+      leaseMs: 30_000,
+    });
     expect(rows).toHaveLength(16);
   } finally {
     await explained.destroy();

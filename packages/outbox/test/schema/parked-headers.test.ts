@@ -5,12 +5,12 @@ import { Migrator } from 'kysely/migration';
 import {
   createPgPool,
   migrateOutbox,
-  OUTBOX_MIGRATION_TABLE,
   outboxMigrations,
-  readParkedMessages,
   silentLogger,
   type OutboxTables,
 } from '../../src/index.ts';
+import { readParkedMessages } from '../../src/operations/index.ts';
+import { OUTBOX_MIGRATION_TABLE } from '../../src/schema/migrations.ts';
 import { stack } from '../support/harness.ts';
 
 let db: Kysely<OutboxTables>;

@@ -5,11 +5,11 @@ import { Migrator } from 'kysely/migration';
 import {
   createPgPool,
   migrateOutbox,
-  OUTBOX_MIGRATION_TABLE,
   outboxMigrations,
   silentLogger,
   type OutboxTables,
 } from '../../src/index.ts';
+import { OUTBOX_MIGRATION_TABLE } from '../../src/schema/migrations.ts';
 import { stack } from '../support/harness.ts';
 
 let db: Kysely<OutboxTables>;

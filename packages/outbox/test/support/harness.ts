@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Stack } from '@outbox-inbox/infra';
+import { Stack, statementCountingPool, type SentStatement } from '@outbox-inbox/infra';
 import {
   Kafka,
   logLevel,
@@ -13,12 +13,12 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
 import {
   createPgPool,
-  kafkajsClient,
   migrateOutbox,
   type KafkaClient,
   type Logger,
   type OutboxTables,
 } from '../../src/index.ts';
+import { kafkajsClient } from '../../src/kafka-port/kafkajs/index.ts';
 
 // The second client's adapter, loaded only by a run on it (KAFKA_CLIENT=platformatic).
 const platformatic =
@@ -227,6 +227,17 @@ export function eventMessage(
 export async function count(db: Kysely<OutboxTables>, from: string): Promise<number> {
   const result = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.raw(from)}`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
+}
+
+/**
+ * The test database through a Kysely that records every statement it sends (each one round
+ * trip), for tests that count what a worker costs. `destroy()` it when done.
+ */
+export function statementCountingDb<DB extends OutboxTables = OutboxTables>(
+  testDb: TestDb,
+): { readonly db: Kysely<DB>; readonly sent: SentStatement[] } {
+  const { pool, sent } = statementCountingPool(testDb.url);
+  return { db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), sent };
 }
 
 export interface InboxSeed {

@@ -128,4 +128,13 @@ describe('wiringEnv', () => {
     );
     expect(relay).toMatchObject({ port: 3001, opsPort: 4011 });
   });
+
+  it('gives a process that runs the api among other roles the api port', () => {
+    expect(wiringEnv({ ...wiring, role: 'relay,api,consumer', port: 4001 })).toMatchObject({
+      PORT: '4001',
+    });
+    expect(wiringEnv({ ...wiring, role: 'relay,consumer', port: 4011 })).toMatchObject({
+      OPS_PORT: '4011',
+    });
+  });
 });

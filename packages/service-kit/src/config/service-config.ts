@@ -1,4 +1,4 @@
-import { DEFAULT_STALL_AFTER_MS } from '@outbox-inbox/outbox';
+import { DEFAULT_STALL_AFTER_MS } from '@outbox-inbox/outbox/ops';
 import { kafkaClientNames, type KafkaClientName } from '../infrastructure/kafka.ts';
 import { readRetentionConfig, type RetentionConfig } from '../retention/retention-config.ts';
 import type { AdmissionOptions } from '../http/admission/request-admission.ts';
@@ -149,7 +149,10 @@ export interface ServiceWiring {
   readonly databaseUrl: string;
   readonly kafkaBrokers: readonly string[];
   readonly host: string;
-  /** The api role listens on PORT; any other role serves health and metrics on OPS_PORT. */
+  /**
+   * The role, or roles separated by commas, the process runs. With the api among them it
+   * listens on PORT; without, it serves health and metrics on OPS_PORT.
+   */
   readonly role: string;
   readonly port: number;
   readonly logLevel: string;
@@ -164,7 +167,7 @@ export function wiringEnv(wiring: ServiceWiring): Record<string, string> {
     DATABASE_URL: wiring.databaseUrl,
     KAFKA_BROKERS: wiring.kafkaBrokers.join(','),
     HOST: wiring.host,
-    [wiring.role === API_ROLE ? 'PORT' : 'OPS_PORT']: String(wiring.port),
+    [wiring.role.split(',').includes(API_ROLE) ? 'PORT' : 'OPS_PORT']: String(wiring.port),
     LOG_LEVEL: wiring.logLevel,
   };
 }

@@ -1,4 +1,4 @@
-import type { StallWatch } from '@outbox-inbox/outbox';
+import type { StallWatch } from '@outbox-inbox/outbox/ops';
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import type { AdmissionState } from '../http/admission/admission-gate.ts';

@@ -1,4 +1,4 @@
-import type { StallWatch } from '@outbox-inbox/outbox';
+import type { StallWatch } from '@outbox-inbox/outbox/ops';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';

@@ -16,7 +16,7 @@ import {
   startTrace,
   TRACE_HEADERS,
   type TraceContext,
-} from '@outbox-inbox/outbox';
+} from '@outbox-inbox/outbox/trace';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 declare module 'fastify' {

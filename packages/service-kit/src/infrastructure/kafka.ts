@@ -1,4 +1,5 @@
-import { kafkajsClient, type KafkaClient } from '@outbox-inbox/outbox';
+import type { KafkaClient } from '@outbox-inbox/outbox';
+import { kafkajsClient } from '@outbox-inbox/outbox/kafkajs';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import { quietKafkaLog } from './kafka-log.ts';

@@ -1,12 +1,7 @@
-import {
-  startCdcRelay,
-  startRelay,
-  type KafkaClient,
-  type OutboxMetrics,
-  type OutboxTables,
-  type RelayHooks,
-  type Worker,
-} from '@outbox-inbox/outbox';
+import { startRelay, type KafkaClient, type OutboxTables, type Worker } from '@outbox-inbox/outbox';
+import { startCdcRelay } from '@outbox-inbox/outbox/cdc';
+import type { OutboxMetrics } from '@outbox-inbox/outbox/ops';
+import type { RelayHooks } from '@outbox-inbox/outbox/testing';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config/service-config.ts';

@@ -1,10 +1,9 @@
+import type { OutboxTables, Worker } from '@outbox-inbox/outbox';
 import {
   createRetentionMetrics,
   startRetentionJob,
-  type OutboxTables,
   type RetentionTable,
-  type Worker,
-} from '@outbox-inbox/outbox';
+} from '@outbox-inbox/outbox/ops';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';

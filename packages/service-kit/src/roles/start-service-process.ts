@@ -1,9 +1,5 @@
-import {
-  createOutboxMetrics,
-  type KafkaClient,
-  type OutboxMetrics,
-  type OutboxTables,
-} from '@outbox-inbox/outbox';
+import type { KafkaClient, OutboxTables } from '@outbox-inbox/outbox';
+import { createOutboxMetrics, type OutboxMetrics } from '@outbox-inbox/outbox/ops';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';

@@ -3,7 +3,7 @@ import type {
   InboxProcessorHooks,
   InboxWriterHooks,
   RelayHooks,
-} from '@outbox-inbox/outbox';
+} from '@outbox-inbox/outbox/testing';
 
 /** A response the api role is about to send: its handler (and any transaction) is done. */
 export interface ReplyInfo {

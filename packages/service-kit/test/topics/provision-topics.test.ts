@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Stack } from '@outbox-inbox/infra';
+import { pollUntil, Stack } from '@outbox-inbox/infra';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
 import { ConfigResourceTypes, Kafka, logLevel, type Admin } from 'kafkajs';
-import { kafkajsClient, type KafkaAdmin } from '@outbox-inbox/outbox';
+import type { KafkaAdmin } from '@outbox-inbox/outbox/kafka-port';
+import { kafkajsClient } from '@outbox-inbox/outbox/kafkajs';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { provisionTopics, TopicProvisioningError } from '../../src/index.ts';
@@ -80,9 +81,20 @@ describe('provisionTopics', () => {
         },
       ],
     });
+    // The controller answers alterConfigs once it has committed the change; the broker that
+    // describeConfigs asks applies it from the metadata log a moment later. Provisioning must
+    // see the drift to be tested on it.
+    await pollUntil(async () => (await configOf(spec.name, 'retention.ms')) === '60000', {
+      timeoutMs: 10_000,
+      description: 'the drifted retention.ms to be visible on the broker',
+    });
     const result = await provisionTopics(portAdmin, [spec], { logger });
     expect(result.updated).toEqual([spec.name]);
-    expect(await configOf(spec.name, 'retention.ms')).toBe('3600000');
+    // The same lag the other way: the restored value reaches the broker shortly after.
+    await pollUntil(async () => (await configOf(spec.name, 'retention.ms')) === '3600000', {
+      timeoutMs: 10_000,
+      description: 'retention.ms restored to the declared 3600000',
+    });
   });
 
   it('refuses a topic that exists with fewer partitions than declared', async () => {

@@ -6,13 +6,9 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { topics } from '@outbox-inbox/contracts';
 import { pollUntil } from '@outbox-inbox/infra';
-import {
-  EVENT_HEADERS,
-  formatTraceparent,
-  startTrace,
-  traceOf,
-  type OutboxEventTable,
-} from '@outbox-inbox/outbox';
+import type { OutboxTables } from '@outbox-inbox/outbox';
+import { EVENT_HEADERS } from '@outbox-inbox/outbox/kafka-port';
+import { formatTraceparent, startTrace, traceOf } from '@outbox-inbox/outbox/trace';
 import { registerTracing, type Stoppable } from '@outbox-inbox/service-kit';
 import type { Selectable } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,7 +55,7 @@ const idOf = (span: ReadableSpan) => span.spanContext().spanId;
 const startOf = (span: ReadableSpan) => span.startTime[0] * 1e9 + span.startTime[1];
 
 /** An event's outbox row as the relay sent it: the same key, value and headers. */
-async function resend(topic: string, row: Selectable<OutboxEventTable>): Promise<void> {
+async function resend(topic: string, row: Selectable<OutboxTables['outbox_event']>): Promise<void> {
   const producer = system.kafka.producer();
   await producer.connect();
   try {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { pollUntil } from '@outbox-inbox/infra';
-import { formatTraceparent, startTrace, traceOf } from '@outbox-inbox/outbox';
+import { formatTraceparent, startTrace, traceOf } from '@outbox-inbox/outbox/trace';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -18,7 +18,8 @@ import {
   type PaymentDatabase,
   type RunningPaymentService,
 } from '@outbox-inbox/payment-service';
-import { removeCdcRelay, type OutboxTables } from '@outbox-inbox/outbox';
+import type { OutboxTables } from '@outbox-inbox/outbox';
+import { removeCdcRelay } from '@outbox-inbox/outbox/cdc';
 import { createDatabase } from '@outbox-inbox/service-kit';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Kysely } from 'kysely';

@@ -1,5 +1,6 @@
 import { isEvent } from '@outbox-inbox/contracts';
-import { traceOf, type ReceivedEvent } from '@outbox-inbox/outbox';
+import type { ReceivedEvent } from '@outbox-inbox/outbox';
+import { traceOf } from '@outbox-inbox/outbox/trace';
 import { sql, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { OrderDatabase, OrderRow, OrderStatus } from '../database/schema.ts';

@@ -1,11 +1,7 @@
 import { topics, validate } from '@outbox-inbox/contracts';
-import {
-  startDedupConsumer,
-  type DedupConsumerHooks,
-  type OutboxMetrics,
-  type Worker,
-  type KafkaClient,
-} from '@outbox-inbox/outbox';
+import { startDedupConsumer, type Worker, type KafkaClient } from '@outbox-inbox/outbox';
+import type { OutboxMetrics } from '@outbox-inbox/outbox/ops';
+import type { DedupConsumerHooks } from '@outbox-inbox/outbox/testing';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { OrderDatabase } from '../database/schema.ts';

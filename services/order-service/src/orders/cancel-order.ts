@@ -4,7 +4,8 @@ import {
   topics,
   type OrderCancelled,
 } from '@outbox-inbox/contracts';
-import { enqueue, traceHeaders, type TraceContext } from '@outbox-inbox/outbox';
+import { enqueue } from '@outbox-inbox/outbox';
+import { traceHeaders, type TraceContext } from '@outbox-inbox/outbox/trace';
 import type { Kysely } from 'kysely';
 import type { OrderDatabase, OrderRow } from '../database/schema.ts';
 import { recordOrderHistory } from '../history/record-order-history.ts';

@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
 import { aggregateTypes, schemaVersion, topics, type OrderCreated } from '@outbox-inbox/contracts';
-import {
-  enqueue,
-  traceHeaders,
-  type OutboxEventInput,
-  type TraceContext,
-} from '@outbox-inbox/outbox';
+import { enqueue, type OutboxEventInput } from '@outbox-inbox/outbox';
+import { traceHeaders, type TraceContext } from '@outbox-inbox/outbox/trace';
 import { HttpError } from '@outbox-inbox/service-kit';
 import type { Kysely, Transaction } from 'kysely';
 import type { OrderDatabase, OrderRow } from '../database/schema.ts';

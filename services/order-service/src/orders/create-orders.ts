@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { enqueueMany, type TraceContext } from '@outbox-inbox/outbox';
+import { enqueueMany } from '@outbox-inbox/outbox';
+import type { TraceContext } from '@outbox-inbox/outbox/trace';
 import { HttpError } from '@outbox-inbox/service-kit';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { OrderDatabase, OrderRow } from '../database/schema.ts';

@@ -1,5 +1,5 @@
 import { createDatabase } from '@outbox-inbox/service-kit';
-import { createOutboxMetrics } from '@outbox-inbox/outbox';
+import { createOutboxMetrics } from '@outbox-inbox/outbox/ops';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import pg from 'pg';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Stack, findFreePort, pollUntil } from '@outbox-inbox/infra';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
-import { formatTraceparent, startTrace } from '@outbox-inbox/outbox';
+import { formatTraceparent, startTrace } from '@outbox-inbox/outbox/trace';
 import pg from 'pg';
 import { pino } from 'pino';
 import { describe, expect, inject, it } from 'vitest';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { createOutboxMetrics } from '@outbox-inbox/outbox';
+import { createOutboxMetrics } from '@outbox-inbox/outbox/ops';
 import { inject } from 'vitest';
 // Declares the `stackName` the global setup provides.
 import type {} from '@outbox-inbox/infra/vitest-global-setup';

@@ -1,11 +1,7 @@
 import { topics, validate } from '@outbox-inbox/contracts';
-import {
-  startInboxWriter,
-  type InboxWriterHooks,
-  type OutboxMetrics,
-  type Worker,
-  type KafkaClient,
-} from '@outbox-inbox/outbox';
+import { startInboxWriter, type Worker, type KafkaClient } from '@outbox-inbox/outbox';
+import type { OutboxMetrics } from '@outbox-inbox/outbox/ops';
+import type { InboxWriterHooks } from '@outbox-inbox/outbox/testing';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { PaymentDatabase } from '../database/schema.ts';

@@ -1,10 +1,6 @@
-import {
-  createOutboxNotifier,
-  startInboxProcessor,
-  type InboxProcessorHooks,
-  type OutboxMetrics,
-  type Worker,
-} from '@outbox-inbox/outbox';
+import { createOutboxNotifier, startInboxProcessor, type Worker } from '@outbox-inbox/outbox';
+import type { OutboxMetrics } from '@outbox-inbox/outbox/ops';
+import type { InboxProcessorHooks } from '@outbox-inbox/outbox/testing';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { PaymentServiceConfig } from '../config.ts';

@@ -5,7 +5,8 @@ import {
   topics,
   type PaymentRefunded,
 } from '@outbox-inbox/contracts';
-import { enqueue, traceHeaders, traceOf, type InboxHandler } from '@outbox-inbox/outbox';
+import { enqueue, type InboxHandler } from '@outbox-inbox/outbox';
+import { traceHeaders, traceOf } from '@outbox-inbox/outbox/trace';
 import type { PaymentDatabase } from '../database/schema.ts';
 import { recordPaymentHistory } from '../history/record-payment-history.ts';
 

@@ -11,12 +11,11 @@ import {
 import type { Transaction } from 'kysely';
 import {
   enqueue,
-  traceHeaders,
-  traceOf,
   type CallingInboxHandler,
   type InboxEvent,
   type OutboxEventInput,
 } from '@outbox-inbox/outbox';
+import { traceHeaders, traceOf } from '@outbox-inbox/outbox/trace';
 import type { PaymentDatabase, PaymentRow } from '../database/schema.ts';
 import { recordPaymentHistory } from '../history/record-payment-history.ts';
 import type { PaymentDecision } from './decide-payment.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Stack } from '@outbox-inbox/infra';
 // Declares the `stackName` the global setup provides.
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
-import { createOutboxMetrics } from '@outbox-inbox/outbox';
+import { createOutboxMetrics } from '@outbox-inbox/outbox/ops';
 import { createDatabase } from '@outbox-inbox/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';

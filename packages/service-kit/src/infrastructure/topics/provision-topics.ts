@@ -1,4 +1,4 @@
-import type { KafkaAdmin } from '@outbox-inbox/outbox';
+import type { KafkaAdmin } from '@outbox-inbox/outbox/kafka-port';
 import type { Logger } from 'pino';
 import { planTopic, TopicProvisioningError, type TopicPlan, type TopicSpec } from './topic-spec.ts';
 
