@@ -64,5 +64,6 @@ export const stages: readonly Stage[] = Object.freeze([
   vitest('payment-service', 'services/payment-service'),
   vitest('service-kit', 'packages/service-kit'),
   vitest('contracts', 'packages/contracts'),
+  vitest('examples/minimal', 'examples/minimal'),
   vitest('bench', 'bench'),
 ]);
