@@ -1,17 +1,29 @@
+import type { AnchoredEdit } from './anchored-edits.ts';
+import { failedBatchMarksAll } from './breaks/failed-batch-marks-all.ts';
+import { fetchOutOfKeyOrder } from './breaks/fetch-out-of-key-order.ts';
+import { groupCommitAnswersBeforeCommit } from './breaks/group-commit-answers-before-commit.ts';
+import { noCommitOrderFence } from './breaks/no-commit-order-fence.ts';
+import { noHeadOfKey } from './breaks/no-head-of-key.ts';
+import { noIdempotencyKeyCheck } from './breaks/no-idempotency-key-check.ts';
+import { noInboxDedup } from './breaks/no-inbox-dedup.ts';
+import { noProcessedEventDedup } from './breaks/no-processed-event-dedup.ts';
+import { offsetBeforeInboxInsert } from './breaks/offset-before-inbox-insert.ts';
+import { publishedBeforeAck } from './breaks/published-before-ack.ts';
+import { retentionSessionLock } from './breaks/retention-session-lock.ts';
+import { retentionTakesUnfinished } from './breaks/retention-takes-unfinished.ts';
+import { unboundedAdmissionQueue } from './breaks/unbounded-admission-queue.ts';
+import { unboundedAdmissionWait } from './breaks/unbounded-admission-wait.ts';
+
 /** One deliberate break of one guarantee, and the tests that must notice it. */
-export interface Mutation {
+interface MutationBase {
   readonly name: string;
-  /** The guarantee the patch breaks, in a sentence. */
+  /** The guarantee the change breaks, in a sentence. */
   readonly breaks: string;
-  /** The patch, relative to the repository root. */
-  readonly patch: string;
   /**
    * Test files (relative to the repository root, all in one package) that must fail on the
    * mutated code. The mutation is killed when one of their tests fails as a whole.
    */
   readonly mustFailIn: readonly string[];
-  /** Files of the patch left out, as `git apply --exclude` takes them: a variant of a patch. */
-  readonly excludeFromPatch?: readonly string[];
   /**
    * What the failure must say: a mutation caught for another reason (a timeout, a crash) is
    * not killed. For a mutation that stands for a documented outcome (the workshop's).
@@ -19,27 +31,47 @@ export interface Mutation {
   readonly evidence?: RegExp;
 }
 
+/** The change, anchored on the declarations it edits (breaks/<name>.ts). */
+interface EditMutation extends MutationBase {
+  readonly edits: readonly AnchoredEdit[];
+  readonly patch?: undefined;
+  readonly excludeFromPatch?: undefined;
+}
+
 /**
- * The mutations `pnpm test:mutations` applies, one at a time. Each patch breaks exactly one
+ * A patch, relative to the repository root: only the workshop's, which learners apply with git
+ * and read as a diff (docs/workshop.md), so the mutation proves what they apply.
+ */
+interface PatchMutation extends MutationBase {
+  readonly patch: string;
+  /** Files of the patch left out, as `git apply --exclude` takes them: a variant of a patch. */
+  readonly excludeFromPatch?: readonly string[];
+  readonly edits?: undefined;
+}
+
+export type Mutation = EditMutation | PatchMutation;
+
+/**
+ * The mutations `pnpm test:mutations` applies, one at a time. Each breaks exactly one
  * guarantee the README promises; the suite is only a proof if it fails for every one of them.
  */
 export const mutations: readonly Mutation[] = Object.freeze([
   {
     name: 'no-inbox-dedup',
     breaks: 'the inbox stores a redelivered event again (no key on event_id, no ON CONFLICT)',
-    patch: 'e2e/mutations/no-inbox-dedup.patch',
+    edits: noInboxDedup,
     mustFailIn: ['e2e/test/2-relay-killed.test.ts'],
   },
   {
     name: 'no-processed-event-dedup',
     breaks: 'the dedup consumer applies an event whose processed_event row already exists',
-    patch: 'e2e/mutations/no-processed-event-dedup.patch',
+    edits: noProcessedEventDedup,
     mustFailIn: ['e2e/test/3-consumers-killed.test.ts'],
   },
   {
     name: 'fetch-out-of-key-order',
     breaks: "the dedup consumer applies a fetch's events out of their key's order",
-    patch: 'e2e/mutations/fetch-out-of-key-order.patch',
+    edits: fetchOutOfKeyOrder,
     // Thirty events of three keys on one partition, all in the first fetch: the order each
     // key's events were applied in is compared with their offsets.
     mustFailIn: ['packages/outbox/test/dedup-consumer/dedup-consumer-fetch.test.ts'],
@@ -47,7 +79,7 @@ export const mutations: readonly Mutation[] = Object.freeze([
   {
     name: 'no-head-of-key',
     breaks: 'the relay claims any unpublished row, not only the oldest of its partition key',
-    patch: 'e2e/mutations/no-head-of-key.patch',
+    edits: noHeadOfKey,
     // This file holds a key's head in one relay's transaction and claims in another: without
     // the rule the second relay takes the key's later rows and then waits on the held head
     // until its lock_timeout, every run. concurrent-relays.test.ts catches it only when
@@ -58,13 +90,13 @@ export const mutations: readonly Mutation[] = Object.freeze([
     name: 'no-commit-order-fence',
     breaks:
       'the relay publishes rows of transactions that committed after older ones still running',
-    patch: 'e2e/mutations/no-commit-order-fence.patch',
+    edits: noCommitOrderFence,
     mustFailIn: ['packages/outbox/test/relay/commit-order-fence.test.ts'],
   },
   {
     name: 'published-before-ack',
     breaks: 'the relay commits published_at before Kafka acknowledged the batch',
-    patch: 'e2e/mutations/published-before-ack.patch',
+    edits: publishedBeforeAck,
     // Not scenario 1: a killed broker may have appended the batch in flight before it died,
     // and the relay claims nothing more until Kafka is back, so the mutation can lose nothing
     // there. Here every byte sent while Kafka is silenced is dropped: nothing can be acked.
@@ -73,19 +105,19 @@ export const mutations: readonly Mutation[] = Object.freeze([
   {
     name: 'offset-before-inbox-insert',
     breaks: "the inbox writer commits a batch's offset before its rows are stored",
-    patch: 'e2e/mutations/offset-before-inbox-insert.patch',
+    edits: offsetBeforeInboxInsert,
     mustFailIn: ['e2e/test/3-consumers-killed.test.ts'],
   },
   {
     name: 'no-idempotency-key-check',
     breaks: 'POST /orders ignores the Idempotency-Key: a retried request creates a second order',
-    patch: 'e2e/mutations/no-idempotency-key-check.patch',
+    edits: noIdempotencyKeyCheck,
     mustFailIn: ['e2e/test/14-order-api-killed.test.ts'],
   },
   {
     name: 'group-commit-answers-before-commit',
     breaks: "POST /orders answers a group's requests before the group's transaction committed",
-    patch: 'e2e/mutations/group-commit-answers-before-commit.patch',
+    edits: groupCommitAnswersBeforeCommit,
     // A deferred trigger holds the COMMIT itself there: an answer before it is seen at once.
     mustFailIn: ['services/order-service/test/http/answer-after-commit.test.ts'],
   },
@@ -113,35 +145,35 @@ export const mutations: readonly Mutation[] = Object.freeze([
     name: 'failed-batch-marks-all',
     breaks:
       "the inbox processor marks every row of a failed batch processed, the failing row's included, instead of applying each alone",
-    patch: 'e2e/mutations/failed-batch-marks-all.patch',
+    edits: failedBatchMarksAll,
     mustFailIn: ['packages/outbox/test/inbox/batch-handler.test.ts'],
   },
   {
     name: 'retention-takes-unfinished',
     breaks:
       'retention deletes unpublished outbox rows and unprocessed inbox rows older than the window',
-    patch: 'e2e/mutations/retention-takes-unfinished.patch',
+    edits: retentionTakesUnfinished,
     mustFailIn: ['e2e/test/15-retention-under-faults.test.ts'],
   },
   {
     name: 'retention-session-lock',
     breaks:
       'retention holds its advisory lock for the session, which a pooler in transaction mode leaves on a server connection',
-    patch: 'e2e/mutations/retention-session-lock.patch',
+    edits: retentionSessionLock,
     mustFailIn: ['packages/outbox/test/operations/retention-behind-pooler.test.ts'],
   },
   {
     name: 'unbounded-admission-wait',
     breaks:
       'a request the api cannot start waits for a slot without bound instead of a 503 with Retry-After within the admission wait',
-    patch: 'e2e/mutations/unbounded-admission-wait.patch',
+    edits: unboundedAdmissionWait,
     mustFailIn: ['services/order-service/test/http/overload.test.ts'],
   },
   {
     name: 'unbounded-admission-queue',
     breaks:
       'any number of requests wait for a slot, so under an overload each refusal comes only after the whole admission wait',
-    patch: 'e2e/mutations/unbounded-admission-queue.patch',
+    edits: unboundedAdmissionQueue,
     mustFailIn: ['services/order-service/test/http/overload.test.ts'],
   },
 ]);

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { findRepoRoot, type Stack } from '@outbox-inbox/infra';
+import { applyEdits, EditDoesNotApply } from './anchored-edits.ts';
 import type { Mutation } from './catalog.ts';
 
 export interface MutationOutcome {
@@ -13,7 +14,7 @@ export interface MutationOutcome {
    * survived: every test passed; caught for another reason: a test failed without that evidence.
    */
   readonly verdict:
-    'killed' | 'survived' | 'caught for another reason' | 'patch does not apply' | 'no test ran';
+    'killed' | 'survived' | 'caught for another reason' | 'does not apply' | 'no test ran';
   /** `file > test title` of the first failed test. */
   readonly caughtBy: string | undefined;
   /** The first line of its failure: usually the violated invariant. */
@@ -97,8 +98,26 @@ function firstFailure(report: VitestJson): Failure | undefined {
   return undefined;
 }
 
+/** Applies the mutation to the copy: undefined when it applied, else why not. */
+function applyMutation(mutation: Mutation, root: string, copy: string): string | undefined {
+  if (mutation.edits) {
+    try {
+      applyEdits(copy, mutation.edits, { write: true });
+      return undefined;
+    } catch (error) {
+      if (error instanceof EditDoesNotApply) return error.message;
+      throw error;
+    }
+  }
+  const excluded = (mutation.excludeFromPatch ?? []).map((file) => `--exclude=${file}`);
+  const applied = run('git', ['apply', ...excluded, path.join(root, mutation.patch)], copy);
+  return applied.status === 0
+    ? undefined
+    : (applied.stderr.trim().split('\n')[0] ?? 'git apply failed');
+}
+
 /**
- * Copies the working tree, applies the mutation's patch, installs the packages offline and
+ * Copies the working tree, applies the mutation, installs the packages offline and
  * runs the tests that must catch it. Never touches the working tree itself.
  */
 export async function runMutation(
@@ -121,14 +140,9 @@ export async function runMutation(
   });
   try {
     copyWorkingTree(root, copy);
-    const patch = path.join(root, mutation.patch);
-    const excluded = (mutation.excludeFromPatch ?? []).map((file) => `--exclude=${file}`);
-    const applied = run('git', ['apply', ...excluded, patch], copy);
-    if (applied.status !== 0)
-      return outcome('patch does not apply', {
-        caughtBy: '',
-        evidence: applied.stderr.trim().split('\n')[0] ?? '',
-      });
+    const notApplied = applyMutation(mutation, root, copy);
+    if (notApplied !== undefined)
+      return outcome('does not apply', { caughtBy: '', evidence: notApplied });
     const installed = run('pnpm', ['install', '--offline', '--frozen-lockfile'], copy);
     if (installed.status !== 0) throw new Error(`pnpm install failed: ${installed.stderr}`);
     const pkg = packageOf(mutation);
