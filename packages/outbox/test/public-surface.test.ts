@@ -44,14 +44,14 @@ function namesIn(list: string): string[] {
     .split(',')
     .map((part) => part.trim().replace(/^type\s+/, ''))
     .filter((part) => part !== '' && !part.startsWith('//'))
-    .map((part) => part.split(/\s+as\s+/).at(-1)!);
+    .map((part) => part.replace(/^.*\s+as\s+/, ''));
 }
 
 function exportsOf(entry: string): Export[] {
   const source = readFileSync(entry, 'utf8');
   return [...source.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'([^']+)'/g)].flatMap(
-    ([, list, from]) =>
-      namesIn(list!).map((name) => ({ name, module: join(dirname(entry), from!) })),
+    ([, list = '', from = '']) =>
+      namesIn(list).map((name) => ({ name, module: join(dirname(entry), from) })),
   );
 }
 
@@ -73,10 +73,10 @@ function importedFromCore(): Map<string, string> {
   const importers = new Map<string, string>();
   for (const file of fixtureServices.flatMap((dir) => sourceFiles(join(repoDir, dir)))) {
     const source = readFileSync(file, 'utf8');
-    for (const [, list] of source.matchAll(
+    for (const [, list = ''] of source.matchAll(
       /import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'@outbox-inbox\/outbox'/g,
     )) {
-      for (const name of namesIn(list!)) importers.set(name, relative(repoDir, file));
+      for (const name of namesIn(list)) importers.set(name, relative(repoDir, file));
     }
   }
   return importers;
