@@ -12,8 +12,9 @@ export interface AnchoredEdit {
   /**
    * The declaration, by its name and the names of the declarations around it: `claimBatch`, a
    * function; `startInboxWriter.storeBatch`, a function declared inside it;
-   * `RequestAdmission.acquire`, a method. Functions, methods, classes, functions assigned to a
-   * constant or a property, and module-level constants count; the name must name exactly one.
+   * `RequestAdmission.acquire`, a method; `FetchApplier.#applySet`, a private one. Functions,
+   * methods, classes, functions assigned to a constant or a property, and module-level
+   * constants count; the name must name exactly one.
    */
   readonly in: string;
   /**
@@ -42,6 +43,7 @@ const isFunction = (node: ts.Node | undefined): boolean =>
   node !== undefined && (ts.isArrowFunction(node) || ts.isFunctionExpression(node));
 
 function nameOf(node: ts.Node): string | undefined {
+  if (ts.isMethodDeclaration(node) && ts.isPrivateIdentifier(node.name)) return node.name.text;
   if (
     !(
       ts.isFunctionDeclaration(node) ||

@@ -2,15 +2,15 @@ import type { AnchoredEdit } from '../anchored-edits.ts';
 
 export const fetchOutOfKeyOrder: readonly AnchoredEdit[] = [
   {
-    in: 'startDedupConsumer.applySet',
+    in: 'FetchApplier.#applySet',
     find: [
-      '      await runEffects(',
+      '      await this.#runEffects(',
       '        trx,',
       '        items.filter((_, i) => isNew[i] === true),',
     ],
     replace: [
       "      // MUTATION: a fetch's new events are applied last first, out of each key's order.",
-      '      await runEffects(',
+      '      await this.#runEffects(',
       '        trx,',
       '        items.filter((_, i) => isNew[i] === true).reverse(),',
     ],

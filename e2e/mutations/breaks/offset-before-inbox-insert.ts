@@ -2,7 +2,7 @@ import type { AnchoredEdit } from '../anchored-edits.ts';
 
 export const offsetBeforeInboxInsert: readonly AnchoredEdit[] = [
   {
-    in: 'startInboxWriter.storeBatch',
+    in: 'InboxBatchWriter.#store',
     find: ['    };', '    await deps.hooks?.beforeStore?.(info);'],
     replace: [
       '    };',
