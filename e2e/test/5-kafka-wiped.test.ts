@@ -13,14 +13,14 @@ import { topicHighWatermark } from '../src/topic-reader.ts';
  * Returns how many events it says it queued.
  */
 function replayOutbox(system: System, database: 'orders' | 'payments'): number {
-  const cli = path.join(findRepoRoot(), 'packages', 'outbox', 'src', 'cli', 'replay.ts');
-  const output = execFileSync(process.execPath, [cli, '--from-id', '1'], {
+  const cli = path.join(findRepoRoot(), 'packages', 'outbox', 'src', 'cli', 'outbox.ts');
+  const output = execFileSync(process.execPath, [cli, 'replay', '--from-id', '1', '--json'], {
     env: { ...process.env, DATABASE_URL: system.stack.postgresUrl(database) },
     encoding: 'utf8',
   });
-  const queued = /queued (\d+) outbox event/.exec(output)?.[1];
-  if (queued === undefined) throw new Error(`replay printed no count: ${output}`);
-  return Number(queued);
+  const { queued } = JSON.parse(output) as { queued?: unknown };
+  if (typeof queued !== 'number') throw new Error(`replay printed no count: ${output}`);
+  return queued;
 }
 
 /** Rows the replay may queue again: published, not skipped by an operator. */
