@@ -33,7 +33,7 @@ export type { ReceivedEvent, EventValidator } from './kafka/received-event.ts';
 
 // Inbox (critical consumers)
 export { startInboxWriter } from './inbox/start-inbox-writer.ts';
-export type { InboxWriterDeps } from './inbox/start-inbox-writer.ts';
+export type { InboxWriterDeps } from './inbox/writer-deps.ts';
 export { startInboxProcessor } from './inbox/start-inbox-processor.ts';
 export type { InboxProcessorDeps } from './inbox/start-inbox-processor.ts';
 export type {
@@ -49,5 +49,5 @@ export { DEFAULT_INBOX_PROCESSOR_OPTIONS } from './inbox/inbox-options.ts';
 
 // Dedup consumer (ordinary consumers: a processed_event row in the effect's transaction)
 export { startDedupConsumer } from './dedup-consumer/start-dedup-consumer.ts';
-export type { DedupConsumerDeps, DedupEffect } from './dedup-consumer/start-dedup-consumer.ts';
+export type { DedupConsumerDeps, DedupEffect } from './dedup-consumer/dedup-deps.ts';
 export type { DedupConsumerOptions } from './dedup-consumer/dedup-options.ts';

@@ -24,13 +24,13 @@ async function kafkaClient(name: string, brokers: readonly string[]): Promise<Ka
   const clientId = 'outbox-cli';
   if (name === 'kafkajs') {
     const { Kafka, logLevel } = await import('kafkajs');
-    const { kafkajsClient } = await import('../kafka-port/kafkajs/index.ts');
+    const { kafkajsClient } = await import('../kafkajs.ts');
     return kafkajsClient(
       new Kafka({ clientId, brokers: [...brokers], logLevel: logLevel.NOTHING }),
     );
   }
   if (name === 'platformatic') {
-    const { platformaticClient } = await import('../kafka-port/platformatic/index.ts');
+    const { platformaticClient } = await import('../platformatic.ts');
     return platformaticClient({ clientId, brokers });
   }
   throw new UsageError(`KAFKA_CLIENT must be kafkajs or platformatic, not "${name}"`);

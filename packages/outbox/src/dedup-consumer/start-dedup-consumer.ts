@@ -5,8 +5,6 @@ import type { Worker } from '../worker.ts';
 import type { DedupConsumerDeps } from './dedup-deps.ts';
 import { FetchApplier } from './fetch-applier.ts';
 
-export type { DedupConsumerDeps, DedupEffect } from './dedup-deps.ts';
-
 /**
  * The dedup consumer (R-DIST-OBX-2's ordinary consumer): each fetch's events are applied once,
  * a `processed_event` row in the effect's transaction (see FetchApplier), and the offset is

@@ -7,8 +7,6 @@ import type { Worker } from '../worker.ts';
 import { InboxBatchWriter } from './batch-writer.ts';
 import type { InboxWriterDeps } from './writer-deps.ts';
 
-export type { InboxWriterDeps } from './writer-deps.ts';
-
 /**
  * The inbox writer (R-DIST-OBX-2's critical consumer): stores each Kafka batch's events in
  * `inbox_event` and only then commits its offset (see InboxBatchWriter); the processors are

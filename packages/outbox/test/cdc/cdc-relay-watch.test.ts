@@ -10,9 +10,9 @@ import {
   removeCdcRelay,
   startCdcRelay,
   type CdcRelayWorkerDeps,
-} from '../../src/cdc/index.ts';
+} from '../../src/cdc.ts';
 import { enqueue, type OutboxTables } from '../../src/index.ts';
-import { createOutboxMetrics, type OutboxMetrics } from '../../src/operations/index.ts';
+import { createOutboxMetrics, type OutboxMetrics } from '../../src/ops.ts';
 import {
   kafkaClient,
   collectTopic,

@@ -5,12 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runOutboxCli } from '../../src/cli/outbox.ts';
 import { replicationName } from '../../src/cdc/cdc-connector-config.ts';
-import {
-  ConnectApi,
-  registerCdcRelay,
-  removeCdcRelay,
-  type CdcRelayDeps,
-} from '../../src/cdc/index.ts';
+import { ConnectApi, registerCdcRelay, removeCdcRelay, type CdcRelayDeps } from '../../src/cdc.ts';
 import { enqueue, silentLogger, type OutboxTables } from '../../src/index.ts';
 import {
   kafkaClient,

@@ -3,14 +3,9 @@ import { pollUntil } from '@outbox-inbox/infra';
 import type { Kafka } from 'kafkajs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  ConnectApi,
-  registerCdcRelay,
-  removeCdcRelay,
-  type CdcRelayDeps,
-} from '../../src/cdc/index.ts';
+import { ConnectApi, registerCdcRelay, removeCdcRelay, type CdcRelayDeps } from '../../src/cdc.ts';
 import { enqueueMany, silentLogger, type OutboxTables } from '../../src/index.ts';
-import { runRetention } from '../../src/operations/index.ts';
+import { runRetention } from '../../src/ops.ts';
 import {
   kafkaClient,
   collectTopic,

@@ -3,7 +3,7 @@ import { pollUntil } from '@outbox-inbox/infra';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { registerCdcRelay, removeCdcRelay, type CdcRelayDeps } from '../../src/cdc/index.ts';
+import { registerCdcRelay, removeCdcRelay, type CdcRelayDeps } from '../../src/cdc.ts';
 import {
   enqueue,
   silentLogger,

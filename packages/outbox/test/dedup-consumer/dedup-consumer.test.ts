@@ -3,7 +3,7 @@ import { pollUntil } from '@outbox-inbox/infra';
 import type { Kysely } from 'kysely';
 import { Registry } from 'prom-client';
 import { startDedupConsumer } from '../../src/index.ts';
-import { createOutboxMetrics } from '../../src/operations/index.ts';
+import { createOutboxMetrics } from '../../src/ops.ts';
 import {
   kafkaClient,
   count,

@@ -3,7 +3,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { sql, type Kysely } from 'kysely';
 import { startInboxProcessor, type CallingInboxHandler } from '../../src/index.ts';
-import { createOutboxMetrics } from '../../src/operations/index.ts';
+import { createOutboxMetrics } from '../../src/ops.ts';
 import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
 import { count, recordingLogger, seedInbox, useTestDb } from '../support/harness.ts';
 

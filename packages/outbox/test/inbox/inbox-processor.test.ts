@@ -4,7 +4,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { sql, type Kysely } from 'kysely';
 import { startInboxProcessor } from '../../src/index.ts';
-import { discardDeadInboxEvents, requeueDeadInboxEvents } from '../../src/operations/index.ts';
+import { discardDeadInboxEvents, requeueDeadInboxEvents } from '../../src/ops.ts';
 import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
 import { count, recordingLogger, seedInbox, useTestDb } from '../support/harness.ts';
 

@@ -5,7 +5,7 @@ import type { Message } from 'kafkajs';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { startInboxProcessor, startInboxWriter } from '../../src/index.ts';
-import { createOutboxMetrics } from '../../src/operations/index.ts';
+import { createOutboxMetrics } from '../../src/ops.ts';
 import {
   kafkaClient,
   count,

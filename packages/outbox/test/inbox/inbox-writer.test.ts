@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Registry } from 'prom-client';
 import { startInboxWriter } from '../../src/index.ts';
-import { createOutboxMetrics } from '../../src/operations/index.ts';
+import { createOutboxMetrics } from '../../src/ops.ts';
 import {
   kafkaClient,
   count,

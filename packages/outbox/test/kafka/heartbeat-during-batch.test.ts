@@ -4,7 +4,7 @@ import type { Admin } from 'kafkajs';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { startDedupConsumer, startInboxWriter } from '../../src/index.ts';
-import { createOutboxMetrics } from '../../src/operations/index.ts';
+import { createOutboxMetrics } from '../../src/ops.ts';
 import {
   kafkaClient,
   count,

@@ -4,8 +4,8 @@ import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { expect, it } from 'vitest';
 import { startInboxWriter } from '../../src/index.ts';
-import { createOutboxMetrics } from '../../src/operations/index.ts';
-import { platformaticClient } from '../../src/kafka-port/platformatic/index.ts';
+import { createOutboxMetrics } from '../../src/ops.ts';
+import { platformaticClient } from '../../src/platformatic.ts';
 import {
   count,
   createKafka,

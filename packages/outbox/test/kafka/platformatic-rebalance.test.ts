@@ -4,7 +4,7 @@ import { pollUntil } from '@outbox-inbox/infra';
 import { AssignerProtocol } from 'kafkajs';
 import { sql } from 'kysely';
 import { startInboxWriter } from '../../src/index.ts';
-import { platformaticClient } from '../../src/kafka-port/platformatic/index.ts';
+import { platformaticClient } from '../../src/platformatic.ts';
 import {
   count,
   createKafka,

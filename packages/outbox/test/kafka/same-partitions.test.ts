@@ -2,9 +2,9 @@ import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { Partitioners } from 'kafkajs';
 import type { KafkaClient } from '../../src/index.ts';
-import type { OutgoingRecord } from '../../src/kafka-port/index.ts';
-import { kafkajsClient } from '../../src/kafka-port/kafkajs/index.ts';
-import { platformaticClient } from '../../src/kafka-port/platformatic/index.ts';
+import type { OutgoingRecord } from '../../src/kafka-port.ts';
+import { kafkajsClient } from '../../src/kafkajs.ts';
+import { platformaticClient } from '../../src/platformatic.ts';
 import { collectTopic, createKafka, createTopic, stack } from '../support/harness.ts';
 
 // Keyed records must land where any other Kafka client puts them (Java's murmur2): a consumer

@@ -7,7 +7,7 @@ import {
   OUTBOX_CHANNEL,
   retryFailedOutboxEvents,
   skipFailedOutboxEvents,
-} from '../../src/operations/index.ts';
+} from '../../src/ops.ts';
 import { pollUntil } from '@outbox-inbox/infra';
 import { useTestDb } from '../support/harness.ts';
 

@@ -6,7 +6,7 @@ import { pollUntil } from '@outbox-inbox/infra';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { enqueueMany, startRelay, type OutboxEventInput } from '../../src/index.ts';
-import { createOutboxMetrics, replayOutbox, runRetention } from '../../src/operations/index.ts';
+import { createOutboxMetrics, replayOutbox, runRetention } from '../../src/ops.ts';
 import {
   kafkaClient,
   checkOrder,

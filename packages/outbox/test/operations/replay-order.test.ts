@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { pollUntil } from '@outbox-inbox/infra';
 import { sql } from 'kysely';
 import { enqueue, enqueueMany, startRelay } from '../../src/index.ts';
-import { replayOutbox } from '../../src/operations/index.ts';
+import { replayOutbox } from '../../src/ops.ts';
 import {
   kafkaClient,
   collectTopic,

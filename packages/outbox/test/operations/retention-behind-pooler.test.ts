@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPgPool, silentLogger, type OutboxTables } from '../../src/index.ts';
-import { runRetentionExclusively } from '../../src/operations/index.ts';
+import { runRetentionExclusively } from '../../src/ops.ts';
 import { stack, useTestDb } from '../support/harness.ts';
 
 const testDb = useTestDb('retention_pooled');

@@ -9,7 +9,7 @@ import {
   runRetention,
   runRetentionExclusively,
   startRetentionJob,
-} from '../../src/operations/index.ts';
+} from '../../src/ops.ts';
 import { RETENTION_LOCK_ID } from '../../src/operations/retention-lock.ts';
 import { count, seedInbox, useTestDb } from '../support/harness.ts';
 

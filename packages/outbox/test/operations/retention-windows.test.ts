@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { enqueueMany, OutboxError } from '../../src/index.ts';
-import { runRetention } from '../../src/operations/index.ts';
+import { runRetention } from '../../src/ops.ts';
 import { count, seedInbox, useTestDb } from '../support/harness.ts';
 
 const DAY = 86_400_000;

@@ -10,7 +10,7 @@ import {
   startInboxWriter,
   startRelay,
 } from '../../src/index.ts';
-import { createOutboxMetrics, type OutboxMetrics } from '../../src/operations/index.ts';
+import { createOutboxMetrics, type OutboxMetrics } from '../../src/ops.ts';
 import {
   kafkaClient,
   createKafka,

@@ -3,7 +3,7 @@ import { pollUntil } from '@outbox-inbox/infra';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { createOutboxNotifier, enqueue, startInboxProcessor } from '../../src/index.ts';
-import { OUTBOX_CHANNEL } from '../../src/operations/index.ts';
+import { OUTBOX_CHANNEL } from '../../src/ops.ts';
 import { CommitNotifier } from '../../src/outbox/commit-notifier.ts';
 import { createEffectTable, recordEffect, type EffectDb } from '../support/effect-table.ts';
 import { recordingLogger, seedInbox, useTestDb } from '../support/harness.ts';

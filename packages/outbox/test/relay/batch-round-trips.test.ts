@@ -7,7 +7,7 @@ import {
   type OutboxEventInput,
   type OutboxTables,
 } from '../../src/index.ts';
-import type { EventProducer } from '../../src/kafka-port/index.ts';
+import type { EventProducer } from '../../src/kafka-port.ts';
 import { DEFAULT_RELAY_OPTIONS } from '../../src/relay/relay-options.ts';
 import { publishBatch } from '../../src/relay/publish-batch.ts';
 import {

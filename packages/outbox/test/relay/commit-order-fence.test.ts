@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Kafka } from 'kafkajs';
 import { sql, type Transaction } from 'kysely';
 import { enqueue, enqueueMany, type OutboxEventInput, type OutboxTables } from '../../src/index.ts';
-import type { EventProducer } from '../../src/kafka-port/index.ts';
+import type { EventProducer } from '../../src/kafka-port.ts';
 import { DEFAULT_RELAY_OPTIONS } from '../../src/relay/relay-options.ts';
 import { claimBatch } from '../../src/relay/claim-batch.ts';
 import { beginBatchTransaction } from '../../src/relay/batch-transaction.ts';

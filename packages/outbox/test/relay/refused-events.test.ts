@@ -16,7 +16,7 @@ import {
   listFailedOutboxEvents,
   retryFailedOutboxEvents,
   skipFailedOutboxEvents,
-} from '../../src/operations/index.ts';
+} from '../../src/ops.ts';
 import {
   kafkaClient,
   checkOrder,

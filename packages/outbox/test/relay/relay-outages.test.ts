@@ -7,7 +7,7 @@ import {
   startRelay,
   type OutboxEventInput,
 } from '../../src/index.ts';
-import { createOutboxMetrics } from '../../src/operations/index.ts';
+import { createOutboxMetrics } from '../../src/ops.ts';
 import {
   kafkaClient,
   checkOrder,

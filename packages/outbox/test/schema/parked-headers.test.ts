@@ -9,7 +9,7 @@ import {
   silentLogger,
   type OutboxTables,
 } from '../../src/index.ts';
-import { readParkedMessages } from '../../src/operations/index.ts';
+import { readParkedMessages } from '../../src/ops.ts';
 import { OUTBOX_MIGRATION_TABLE } from '../../src/schema/migrations.ts';
 import { stack } from '../support/harness.ts';
 

@@ -1,5 +1,5 @@
 import { pollUntil } from '@outbox-inbox/infra';
-import type { ConnectApi } from '../../src/cdc/index.ts';
+import type { ConnectApi } from '../../src/cdc.ts';
 
 /**
  * Pauses the connector and waits until its tasks have paused too: Connect reports the connector

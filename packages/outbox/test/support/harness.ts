@@ -18,12 +18,12 @@ import {
   type Logger,
   type OutboxTables,
 } from '../../src/index.ts';
-import { kafkajsClient } from '../../src/kafka-port/kafkajs/index.ts';
+import { kafkajsClient } from '../../src/kafkajs.ts';
 
 // The second client's adapter, loaded only by a run on it (KAFKA_CLIENT=platformatic).
 const platformatic =
   process.env['KAFKA_CLIENT'] === 'platformatic'
-    ? await import('../../src/kafka-port/platformatic/index.ts')
+    ? await import('../../src/platformatic.ts')
     : undefined;
 
 export const stack = (): Stack => Stack.open(inject('stackName'));

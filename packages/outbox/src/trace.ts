@@ -10,5 +10,5 @@ export {
   startTrace,
   traceHeaders,
   traceOf,
-} from './trace-context.ts';
-export type { TraceContext } from './trace-context.ts';
+} from './trace/trace-context.ts';
+export type { TraceContext } from './trace/trace-context.ts';

@@ -23,7 +23,7 @@ export type {
   PartitionEnds,
   CommittedOffset,
   TopicDescription,
-} from './kafka-client.ts';
-export { toEventRecord } from '../relay/event-record.ts';
-export { EVENT_HEADERS } from '../kafka/event-headers.ts';
-export type { EventMessageFields, EventRecord } from '../relay/event-record.ts';
+} from './kafka-port/kafka-client.ts';
+export { toEventRecord } from './relay/event-record.ts';
+export { EVENT_HEADERS } from './kafka/event-headers.ts';
+export type { EventMessageFields, EventRecord } from './relay/event-record.ts';
