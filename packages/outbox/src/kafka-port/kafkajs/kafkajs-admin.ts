@@ -1,5 +1,12 @@
-import kafkajs, { type Kafka } from 'kafkajs';
-import type { AdminOptions, KafkaAdmin, TopicDescription } from '../kafka-client.ts';
+import kafkajs, { type Admin, type Kafka } from 'kafkajs';
+import type {
+  AdminOptions,
+  CommittedOffset,
+  KafkaAdmin,
+  NewTopic,
+  PartitionEnds,
+  TopicDescription,
+} from '../kafka-client.ts';
 import { onceApplied, waitForLeaders } from '../settle-topics.ts';
 import type { CountRequests } from './request-counting.ts';
 
@@ -15,9 +22,56 @@ export function createKafkajsAdmin(
     options.retries === undefined ? {} : { retry: { retries: options.retries } },
   );
   countRequests(admin);
-  const describeTopics = async (topics: readonly string[]): Promise<TopicDescription[]> => {
+  return new KafkajsAdmin(admin);
+}
+
+/** The port's admin on a kafkajs admin client. */
+class KafkajsAdmin implements KafkaAdmin {
+  readonly #admin: Admin;
+
+  constructor(admin: Admin) {
+    this.#admin = admin;
+  }
+
+  connect(): Promise<void> {
+    return this.#admin.connect();
+  }
+
+  disconnect(): Promise<void> {
+    return this.#admin.disconnect();
+  }
+
+  listTopics(): Promise<string[]> {
+    return this.#admin.listTopics();
+  }
+
+  async createTopics(topics: readonly NewTopic[]): Promise<void> {
+    if (topics.length === 0) return;
+    // kafkajs's own wait fails at once when it asks a broker of a cluster that has not heard of
+    // the new topic yet (UNKNOWN_TOPIC_OR_PARTITION): wait here instead.
+    await this.#admin.createTopics({
+      waitForLeaders: false,
+      topics: topics.map((topic) => ({
+        topic: topic.topic,
+        numPartitions: topic.partitions,
+        ...(topic.replicationFactor === undefined
+          ? {}
+          : { replicationFactor: topic.replicationFactor }),
+        configEntries: Object.entries(topic.configs ?? {}).map(([name, value]) => ({
+          name,
+          value,
+        })),
+      })),
+    });
+    await waitForLeaders(
+      (names) => this.describeTopics(names),
+      topics.map((topic) => topic.topic),
+    );
+  }
+
+  async describeTopics(topics: readonly string[]): Promise<TopicDescription[]> {
     const metadata = await onceApplied(
-      () => admin.fetchTopicMetadata({ topics: [...topics] }),
+      () => this.#admin.fetchTopicMetadata({ topics: [...topics] }),
       notAppliedYet,
     );
     return metadata.topics.map((topic) => ({
@@ -28,83 +82,59 @@ export function createKafkajsAdmin(
         replicas: one.replicas.length,
       })),
     }));
-  };
-  return {
-    connect: () => admin.connect(),
-    disconnect: () => admin.disconnect(),
-    listTopics: () => admin.listTopics(),
-    async createTopics(topics) {
-      if (topics.length === 0) return;
-      // kafkajs's own wait fails at once when it asks a broker of a cluster that has not
-      // heard of the new topic yet (UNKNOWN_TOPIC_OR_PARTITION): wait here instead.
-      await admin.createTopics({
-        waitForLeaders: false,
-        topics: topics.map((topic) => ({
-          topic: topic.topic,
-          numPartitions: topic.partitions,
-          ...(topic.replicationFactor === undefined
-            ? {}
-            : { replicationFactor: topic.replicationFactor }),
-          configEntries: Object.entries(topic.configs ?? {}).map(([name, value]) => ({
-            name,
-            value,
-          })),
-        })),
-      });
-      await waitForLeaders(
-        describeTopics,
-        topics.map((topic) => topic.topic),
-      );
-    },
-    describeTopics,
-    async topicConfigs(topic, names) {
-      const described = await onceApplied(
-        () =>
-          admin.describeConfigs({
-            includeSynonyms: false,
-            resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: [...names] }],
-          }),
-        notAppliedYet,
-      );
-      return Object.fromEntries(
-        (described.resources[0]?.configEntries ?? []).map((entry) => [
-          entry.configName,
-          entry.configValue,
-        ]),
-      );
-    },
-    async replaceTopicConfigs(topic, configs) {
-      // kafkajs has no incremental alter: AlterConfigs replaces the topic's whole config.
-      await onceApplied(
-        () =>
-          admin.alterConfigs({
-            validateOnly: false,
-            resources: [
-              {
-                type: ConfigResourceTypes.TOPIC,
-                name: topic,
-                configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })),
-              },
-            ],
-          }),
-        notAppliedYet,
-      );
-    },
-    async brokerCount() {
-      const { brokers } = await admin.describeCluster();
-      return brokers.length;
-    },
-    async partitionEnds(topic) {
-      const offsets = await admin.fetchTopicOffsets(topic);
-      return offsets.map(({ partition, low, high }) => ({ partition, low, high }));
-    },
-    async committedOffsets(groupId, topics) {
-      const committed = await admin.fetchOffsets({ groupId, topics: [...topics] });
-      return committed.flatMap(({ topic, partitions }) =>
-        partitions.map(({ partition, offset }) => ({ topic, partition, offset })),
-      );
-    },
-  };
+  }
+
+  async topicConfigs(topic: string, names: readonly string[]): Promise<Record<string, string>> {
+    const described = await onceApplied(
+      () =>
+        this.#admin.describeConfigs({
+          includeSynonyms: false,
+          resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: [...names] }],
+        }),
+      notAppliedYet,
+    );
+    return Object.fromEntries(
+      (described.resources[0]?.configEntries ?? []).map((entry) => [
+        entry.configName,
+        entry.configValue,
+      ]),
+    );
+  }
+
+  async replaceTopicConfigs(topic: string, configs: Readonly<Record<string, string>>) {
+    // kafkajs has no incremental alter: AlterConfigs replaces the topic's whole config.
+    await onceApplied(
+      () =>
+        this.#admin.alterConfigs({
+          validateOnly: false,
+          resources: [
+            {
+              type: ConfigResourceTypes.TOPIC,
+              name: topic,
+              configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })),
+            },
+          ],
+        }),
+      notAppliedYet,
+    );
+  }
+
+  async brokerCount(): Promise<number> {
+    const { brokers } = await this.#admin.describeCluster();
+    return brokers.length;
+  }
+
+  async partitionEnds(topic: string): Promise<PartitionEnds[]> {
+    const offsets = await this.#admin.fetchTopicOffsets(topic);
+    return offsets.map(({ partition, low, high }) => ({ partition, low, high }));
+  }
+
+  async committedOffsets(groupId: string, topics: readonly string[]): Promise<CommittedOffset[]> {
+    const committed = await this.#admin.fetchOffsets({ groupId, topics: [...topics] });
+    return committed.flatMap(({ topic, partitions }) =>
+      partitions.map(({ partition, offset }) => ({ topic, partition, offset })),
+    );
+  }
 }
 
 /** Errors of a broker that has not applied a topic's creation yet: asking again helps. */

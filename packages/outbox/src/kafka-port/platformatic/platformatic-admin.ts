@@ -1,5 +1,12 @@
 import { Admin, ConfigResourceTypes } from '@platformatic/kafka';
-import type { AdminOptions, KafkaAdmin, TopicDescription } from '../kafka-client.ts';
+import type {
+  AdminOptions,
+  CommittedOffset,
+  KafkaAdmin,
+  NewTopic,
+  PartitionEnds,
+  TopicDescription,
+} from '../kafka-client.ts';
 import { onceApplied, waitForLeaders } from '../settle-topics.ts';
 import type { PlatformaticConnection } from './platformatic-connection.ts';
 
@@ -15,18 +22,58 @@ export function createPlatformaticAdmin(
   connection: PlatformaticConnection,
   options: AdminOptions = {},
 ): KafkaAdmin {
-  let admin: Admin | undefined;
-  const open = (): Admin =>
-    (admin ??= new Admin({
-      clientId: connection.clientId,
-      bootstrapBrokers: [...connection.brokers],
-      ...(options.retries === undefined ? {} : { retries: options.retries }),
-      retryDelay: 200,
-      ...(connection.timeoutMs === undefined ? {} : { timeout: connection.timeoutMs }),
-    }));
-  const describeTopics = async (topics: readonly string[]): Promise<TopicDescription[]> => {
+  return new PlatformaticAdmin(connection, options);
+}
+
+class PlatformaticAdmin implements KafkaAdmin {
+  readonly #connection: PlatformaticConnection;
+  readonly #options: AdminOptions;
+  #admin: Admin | undefined;
+
+  constructor(connection: PlatformaticConnection, options: AdminOptions) {
+    this.#connection = connection;
+    this.#options = options;
+  }
+
+  async connect(): Promise<void> {
+    this.#open();
+  }
+
+  async disconnect(): Promise<void> {
+    const closing = this.#admin;
+    this.#admin = undefined;
+    await closing?.close().catch(() => undefined);
+  }
+
+  listTopics(): Promise<string[]> {
+    return this.#open().listTopics();
+  }
+
+  async createTopics(topics: readonly NewTopic[]): Promise<void> {
+    if (topics.length === 0) return;
+    // One call per topic: a call applies one set of partitions and settings to all its topics.
+    for (const topic of topics) {
+      try {
+        await this.#open().createTopics({
+          topics: [topic.topic],
+          partitions: topic.partitions,
+          replicas: topic.replicationFactor ?? -1,
+          configs: Object.entries(topic.configs ?? {}).map(([name, value]) => ({ name, value })),
+        });
+      } catch (error) {
+        if (!hasApiId(error, 'TOPIC_ALREADY_EXISTS')) throw error;
+      }
+    }
+    // createTopics returns before the partitions have leaders: wait for them here.
+    await waitForLeaders(
+      (names) => this.describeTopics(names),
+      topics.map((topic) => topic.topic),
+    );
+  }
+
+  async describeTopics(topics: readonly string[]): Promise<TopicDescription[]> {
     const metadata = await onceApplied(
-      () => open().metadata({ topics: [...topics], forceUpdate: true }),
+      () => this.#open().metadata({ topics: [...topics], forceUpdate: true }),
       notAppliedYet,
     );
     return topics.map((topic) => ({
@@ -37,136 +84,127 @@ export function createPlatformaticAdmin(
         replicas: one.replicas.length,
       })),
     }));
-  };
-  return {
-    async connect() {
-      open();
-    },
-    async disconnect() {
-      const closing = admin;
-      admin = undefined;
-      await closing?.close().catch(() => undefined);
-    },
-    listTopics: () => open().listTopics(),
-    async createTopics(topics) {
-      if (topics.length === 0) return;
-      // One call per topic: a call applies one set of partitions and settings to all its topics.
-      for (const topic of topics) {
-        try {
-          await open().createTopics({
-            topics: [topic.topic],
-            partitions: topic.partitions,
-            replicas: topic.replicationFactor ?? -1,
-            configs: Object.entries(topic.configs ?? {}).map(([name, value]) => ({ name, value })),
-          });
-        } catch (error) {
-          if (!hasApiId(error, 'TOPIC_ALREADY_EXISTS')) throw error;
-        }
-      }
-      // createTopics returns before the partitions have leaders: wait for them here.
-      await waitForLeaders(
-        describeTopics,
-        topics.map((topic) => topic.topic),
-      );
-    },
-    describeTopics,
-    async topicConfigs(topic, names) {
-      const [described] = await onceApplied(
-        () =>
-          open().describeConfigs({
-            includeSynonyms: false,
-            resources: [
-              {
-                resourceType: ConfigResourceTypes.TOPIC,
-                resourceName: topic,
-                configurationKeys: [...names],
-              },
-            ],
-          }),
-        notAppliedYet,
-      );
-      return Object.fromEntries(
-        (described?.configs ?? [])
-          .filter((entry) => entry.value !== null)
-          .map((entry) => [entry.name, entry.value as string]),
-      );
-    },
-    async replaceTopicConfigs(topic, configs) {
-      // AlterConfigs (not the incremental one) replaces the topic's whole config.
-      await onceApplied(
-        () =>
-          open().alterConfigs({
-            validateOnly: false,
-            resources: [
-              {
-                resourceType: ConfigResourceTypes.TOPIC,
-                resourceName: topic,
-                configs: Object.entries(configs).map(([name, value]) => ({ name, value })),
-              },
-            ],
-          }),
-        notAppliedYet,
-      );
-    },
-    async brokerCount() {
-      const metadata = await open().metadata({ topics: [], forceUpdate: true });
-      return metadata.brokers.size;
-    },
-    async partitionEnds(topic) {
-      const [description] = await describeTopics([topic]);
-      const partitions = (description?.partitions ?? []).map((one) => one.partition);
-      const ask = async (timestamp: bigint): Promise<Map<number, bigint>> => {
-        const listed = await open().listOffsets({
-          topics: [
+  }
+
+  async topicConfigs(topic: string, names: readonly string[]): Promise<Record<string, string>> {
+    const [described] = await onceApplied(
+      () =>
+        this.#open().describeConfigs({
+          includeSynonyms: false,
+          resources: [
             {
-              name: topic,
-              partitions: partitions.map((partitionIndex) => ({ partitionIndex, timestamp })),
+              resourceType: ConfigResourceTypes.TOPIC,
+              resourceName: topic,
+              configurationKeys: [...names],
             },
           ],
-        });
-        return new Map(
-          listed.flatMap((one) => one.partitions.map((p) => [p.partitionIndex, p.offset] as const)),
-        );
-      };
-      const [low, high] = await Promise.all([ask(EARLIEST), ask(LATEST)]);
-      return partitions.map((partition) => ({
-        partition,
-        low: (low.get(partition) ?? 0n).toString(),
-        high: (high.get(partition) ?? 0n).toString(),
-      }));
-    },
-    async committedOffsets(groupId, topics) {
-      const descriptions = await describeTopics(topics);
-      const [group] = await open().listConsumerGroupOffsets({
-        groups: [
-          {
-            groupId,
-            topics: descriptions.map((one) => ({
-              name: one.topic,
-              partitionIndexes: one.partitions.map((p) => p.partition),
-            })),
-          },
-        ],
-      });
-      const committed = new Map<string, bigint>();
-      for (const topic of group?.topics ?? []) {
-        for (const partition of topic.partitions) {
-          committed.set(
-            `${topic.name}\u0000${partition.partitionIndex}`,
-            partition.committedOffset,
-          );
-        }
+        }),
+      notAppliedYet,
+    );
+    return Object.fromEntries(
+      (described?.configs ?? [])
+        .filter((entry) => entry.value !== null)
+        .map((entry) => [entry.name, entry.value as string]),
+    );
+  }
+
+  async replaceTopicConfigs(topic: string, configs: Readonly<Record<string, string>>) {
+    // AlterConfigs (not the incremental one) replaces the topic's whole config.
+    await onceApplied(
+      () =>
+        this.#open().alterConfigs({
+          validateOnly: false,
+          resources: [
+            {
+              resourceType: ConfigResourceTypes.TOPIC,
+              resourceName: topic,
+              configs: Object.entries(configs).map(([name, value]) => ({ name, value })),
+            },
+          ],
+        }),
+      notAppliedYet,
+    );
+  }
+
+  async brokerCount(): Promise<number> {
+    const metadata = await this.#open().metadata({ topics: [], forceUpdate: true });
+    return metadata.brokers.size;
+  }
+
+  async partitionEnds(topic: string): Promise<PartitionEnds[]> {
+    const [description] = await this.describeTopics([topic]);
+    const partitions = (description?.partitions ?? []).map((one) => one.partition);
+    const [low, high] = await Promise.all([
+      this.#offsetsAt(topic, partitions, EARLIEST),
+      this.#offsetsAt(topic, partitions, LATEST),
+    ]);
+    return partitions.map((partition) => ({
+      partition,
+      low: (low.get(partition) ?? 0n).toString(),
+      high: (high.get(partition) ?? 0n).toString(),
+    }));
+  }
+
+  async committedOffsets(groupId: string, topics: readonly string[]): Promise<CommittedOffset[]> {
+    const descriptions = await this.describeTopics(topics);
+    const [group] = await this.#open().listConsumerGroupOffsets({
+      groups: [
+        {
+          groupId,
+          topics: descriptions.map((one) => ({
+            name: one.topic,
+            partitionIndexes: one.partitions.map((p) => p.partition),
+          })),
+        },
+      ],
+    });
+    const committed = new Map<string, bigint>();
+    for (const topic of group?.topics ?? []) {
+      for (const partition of topic.partitions) {
+        committed.set(`${topic.name}\u0000${partition.partitionIndex}`, partition.committedOffset);
       }
-      // As kafkajs reports it: every partition of the topics, '-1' when nothing is committed.
-      return descriptions.flatMap((one) =>
-        one.partitions.map(({ partition }) => ({
-          topic: one.topic,
-          partition,
-          offset: (committed.get(`${one.topic}\u0000${partition}`) ?? -1n).toString(),
-        })),
-      );
-    },
-  };
+    }
+    // As kafkajs reports it: every partition of the topics, '-1' when nothing is committed.
+    return descriptions.flatMap((one) =>
+      one.partitions.map(({ partition }) => ({
+        topic: one.topic,
+        partition,
+        offset: (committed.get(`${one.topic}\u0000${partition}`) ?? -1n).toString(),
+      })),
+    );
+  }
+
+  #open(): Admin {
+    const connection = this.#connection;
+    const retries = this.#options.retries;
+    this.#admin ??= new Admin({
+      clientId: connection.clientId,
+      bootstrapBrokers: [...connection.brokers],
+      ...(retries === undefined ? {} : { retries }),
+      retryDelay: 200,
+      ...(connection.timeoutMs === undefined ? {} : { timeout: connection.timeoutMs }),
+    });
+    return this.#admin;
+  }
+
+  /** Each partition's offset at EARLIEST or LATEST. */
+  async #offsetsAt(
+    topic: string,
+    partitions: readonly number[],
+    timestamp: bigint,
+  ): Promise<Map<number, bigint>> {
+    const listed = await this.#open().listOffsets({
+      topics: [
+        {
+          name: topic,
+          partitions: partitions.map((partitionIndex) => ({ partitionIndex, timestamp })),
+        },
+      ],
+    });
+    return new Map(
+      listed.flatMap((one) => one.partitions.map((p) => [p.partitionIndex, p.offset] as const)),
+    );
+  }
 }
 
 /** Whether a Kafka error with this name is somewhere in the error's tree. */
