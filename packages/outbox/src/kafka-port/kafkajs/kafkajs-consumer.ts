@@ -27,59 +27,12 @@ export async function startKafkajsConsumer(
   let firstAttempt: () => void = () => undefined;
   const started = new Promise<void>((resolve) => (firstAttempt = resolve));
 
-  const eachBatch = async (consumer: Consumer, payload: EachBatchPayload): Promise<void> => {
-    const heartbeat = startBatchHeartbeat(payload, heartbeatInterval);
-    const { topic, partition } = payload.batch;
-    const control: BatchControl = {
-      active: () => payload.isRunning() && !payload.isStale() && !heartbeat.lost,
-      heartbeat: () => payload.heartbeat(),
-      async commit(lastDone) {
-        const offset = (BigInt(lastDone) + 1n).toString();
-        try {
-          await consumer.commitOffsets([{ topic, partition, offset }]);
-        } catch (error) {
-          spec.logger.warn(
-            { component: spec.name, topic, partition, offset, err: error },
-            'offset commit failed; the batch may be delivered again (duplicates are dropped)',
-          );
-        }
-        // The messages are done either way: this member fetches on from the next one (a failed
-        // commit is covered by a later one, or by the dedup after a rebalance).
-        payload.resolveOffset(lastDone);
-      },
-    };
-    try {
-      await spec.eachBatch(payload.batch, control);
-    } finally {
-      heartbeat.stop();
-    }
-  };
-
   const loop = async (): Promise<void> => {
     while (running) {
-      const consumer = kafka.consumer({
-        groupId: spec.groupId,
-        sessionTimeout: spec.sessionTimeoutMs,
-        ...(spec.rebalanceTimeoutMs === undefined
-          ? {}
-          : { rebalanceTimeout: Math.max(spec.sessionTimeoutMs, spec.rebalanceTimeoutMs) }),
-        heartbeatInterval,
-        maxWaitTimeInMs: spec.maxWaitTimeMs,
-        // Why these make full fetches under load and no wait at a low rate: consumer-settings.ts.
-        minBytes: FETCH_MIN_BYTES,
-        maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
-      });
+      const consumer = createConsumer(kafka, spec, heartbeatInterval);
       countRequests(consumer);
       const crashed = new Wakeup();
-      consumer.on(consumer.events.CRASH, (event) => {
-        if (event.payload.restart) {
-          state.failed(`${spec.name} (kafkajs restarts it)`, event.payload.error);
-        } else {
-          state.failed(spec.name, event.payload.error);
-          crashed.wake();
-        }
-      });
-      consumer.on(consumer.events.GROUP_JOIN, () => state.ok(spec.name));
+      watchCrashes(consumer, spec, state, crashed);
       current = { consumer, crashed };
       try {
         await consumer.connect();
@@ -88,7 +41,7 @@ export async function startKafkajsConsumer(
           autoCommit: false,
           eachBatchAutoResolve: false,
           partitionsConsumedConcurrently: spec.partitionsConsumedConcurrently,
-          eachBatch: (payload) => eachBatch(consumer, payload),
+          eachBatch: (payload) => handleBatch(spec, consumer, payload, heartbeatInterval),
         });
         firstAttempt();
         await crashed.wait(2 ** 31 - 1);
@@ -112,6 +65,77 @@ export async function startKafkajsConsumer(
       active?.crashed.wake();
       await active?.consumer.disconnect().catch(() => undefined);
       await done;
+    },
+  };
+}
+
+/** One batch for the port's handler, heartbeating while it works. */
+async function handleBatch(
+  spec: ConsumerSpec,
+  consumer: Consumer,
+  payload: EachBatchPayload,
+  heartbeatInterval: number,
+): Promise<void> {
+  const heartbeat = startBatchHeartbeat(payload, heartbeatInterval);
+  try {
+    await spec.eachBatch(payload.batch, batchControl(spec, consumer, payload, heartbeat));
+  } finally {
+    heartbeat.stop();
+  }
+}
+
+function createConsumer(kafka: Kafka, spec: ConsumerSpec, heartbeatInterval: number): Consumer {
+  return kafka.consumer({
+    groupId: spec.groupId,
+    sessionTimeout: spec.sessionTimeoutMs,
+    ...(spec.rebalanceTimeoutMs === undefined
+      ? {}
+      : { rebalanceTimeout: Math.max(spec.sessionTimeoutMs, spec.rebalanceTimeoutMs) }),
+    heartbeatInterval,
+    maxWaitTimeInMs: spec.maxWaitTimeMs,
+    // Why these make full fetches under load and no wait at a low rate: consumer-settings.ts.
+    minBytes: FETCH_MIN_BYTES,
+    maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
+  });
+}
+
+/** A crash kafkajs restarts is logged; one it does not wakes the loop to build a new consumer. */
+function watchCrashes(consumer: Consumer, spec: ConsumerSpec, state: StateLog, crashed: Wakeup) {
+  consumer.on(consumer.events.CRASH, (event) => {
+    if (event.payload.restart) {
+      state.failed(`${spec.name} (kafkajs restarts it)`, event.payload.error);
+    } else {
+      state.failed(spec.name, event.payload.error);
+      crashed.wake();
+    }
+  });
+  consumer.on(consumer.events.GROUP_JOIN, () => state.ok(spec.name));
+}
+
+/** What the port's batch handler may ask of kafkajs about the batch it handles. */
+function batchControl(
+  spec: ConsumerSpec,
+  consumer: Consumer,
+  payload: EachBatchPayload,
+  heartbeat: { readonly lost: boolean },
+): BatchControl {
+  const { topic, partition } = payload.batch;
+  return {
+    active: () => payload.isRunning() && !payload.isStale() && !heartbeat.lost,
+    heartbeat: () => payload.heartbeat(),
+    async commit(lastDone) {
+      const offset = (BigInt(lastDone) + 1n).toString();
+      try {
+        await consumer.commitOffsets([{ topic, partition, offset }]);
+      } catch (error) {
+        spec.logger.warn(
+          { component: spec.name, topic, partition, offset, err: error },
+          'offset commit failed; the batch may be delivered again (duplicates are dropped)',
+        );
+      }
+      // The messages are done either way: this member fetches on from the next one (a failed
+      // commit is covered by a later one, or by the dedup after a rebalance).
+      payload.resolveOffset(lastDone);
     },
   };
 }
