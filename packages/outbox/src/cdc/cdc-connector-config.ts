@@ -78,8 +78,8 @@ export function cdcConnectorConfig(spec: CdcConnectorSpec): Record<string, strin
     'tombstones.on.delete': 'false',
     'heartbeat.interval.ms': '5000',
     // Debezium hands Connect a batch when it is full or after this wait (default 500 ms), which
-    // at a few events per second is the whole wait: commit → Kafka p50 was 526 ms at 200 orders/s
-    // (docs/benchmarks.md, B8). The polling relay is woken by NOTIFY; this is the CDC equivalent.
+    // at a few events per second is the whole wait (docs/benchmarks.md, B8, measures it). The
+    // polling relay is woken by NOTIFY; this is the CDC equivalent.
     'poll.interval.ms': '20',
     // One row at a time: the older ones go in the same statement (deletes are not published).
     'heartbeat.action.query': `WITH gone AS (DELETE FROM ${heartbeats}) INSERT INTO ${heartbeats} (beat_at) VALUES (now())`,

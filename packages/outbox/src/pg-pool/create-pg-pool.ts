@@ -7,8 +7,9 @@ export interface PgPoolOptions {
   /**
    * Send the statements this process repeats as named prepared statements (default true).
    * Each execution is still planned for its values (`SET plan_cache_mode = force_custom_plan`
-   * on each connection as it opens); a statement without parameters has one plan anyway. Turn it off behind a pooler that moves one session's
-   * statements to another connection (PgBouncer in transaction mode before 1.21).
+   * on each connection as it opens); a statement without parameters has one plan anyway. Turn
+   * it off behind a pooler that moves one session's statements to another connection (PgBouncer
+   * in transaction mode before 1.21).
    */
   readonly prepareStatements?: boolean | undefined;
 }
@@ -19,9 +20,9 @@ const PREPARE_AFTER_EXECUTIONS = 5;
 const PREPARED_TEXTS_LIMIT = 256;
 /**
  * After five executions PostgreSQL may keep a prepared statement's generic plan, made without
- * its values. The claims' generic plans are far worse with a backlog (the relay's drained a
- * 100k backlog at ~1.4k instead of ~7k events/s), so every execution is planned for its
- * values, as an unnamed statement is: preparing saves the parse and analysis, never the plan.
+ * its values. The claims' generic plans are far worse with a backlog (the relay drained it
+ * several times slower: bench/analysis.md), so every execution is planned for its values, as
+ * an unnamed statement is: preparing saves the parse and analysis, never the plan.
  */
 const PLAN_EACH_EXECUTION = 'SET plan_cache_mode = force_custom_plan';
 
