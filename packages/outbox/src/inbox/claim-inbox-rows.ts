@@ -57,7 +57,7 @@ export async function claimInboxRows(
   options: { readonly limit: number; readonly maxAttempts: number; readonly leaseMs: number },
 ): Promise<InboxClaim> {
   const unfinished = `${options.maxAttempts} attempt(s) started and none finished: the handler hung past its timeout or its process died`;
-  const result = await sql<InboxRow & { heads_locked: string; key_continues: boolean }>`
+  const result = await sql<ClaimedRow>`
     WITH head AS (
       SELECT i.event_id, i.seq, i.attempts
       FROM inbox_event i
@@ -104,12 +104,18 @@ export async function claimInboxRows(
       ) AS key_continues
     FROM counted ORDER BY seq
   `.execute(db);
-  const rows = result.rows.map(({ heads_locked: _, key_continues: __, ...row }) => row);
-  const first = result.rows[0];
-  const headsLocked = Number(first?.heads_locked ?? 0);
+  return toClaim(result.rows, options.limit);
+}
+
+type ClaimedRow = InboxRow & { readonly heads_locked: string; readonly key_continues: boolean };
+
+/** The claim's rows, and what its statement said about the work left. */
+function toClaim(claimed: readonly ClaimedRow[], limit: number): InboxClaim {
+  const rows = claimed.map(({ heads_locked: _, key_continues: __, ...row }) => row);
+  const headsLocked = Number(claimed[0]?.heads_locked ?? 0);
   return {
     rows,
-    headsLeft: headsLocked >= options.limit || headsLocked > rows.length,
-    keysContinue: result.rows.some((row) => row.key_continues),
+    headsLeft: headsLocked >= limit || headsLocked > rows.length,
+    keysContinue: claimed.some((row) => row.key_continues),
   };
 }

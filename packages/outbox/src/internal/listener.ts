@@ -30,17 +30,9 @@ export function startListener(deps: ListenerDeps): { stop(): Promise<void> } {
   const loop = async (): Promise<void> => {
     let attempt = 0;
     while (running) {
-      const connection = new pg.Client({ keepAlive: true, ...deps.config });
       const gone = new Wakeup();
       lost = gone;
-      // Without an 'error' listener a dropped connection would crash the process.
-      connection.on('error', () => gone.wake());
-      connection.on('end', () => gone.wake());
-      connection.on('notification', (message) => {
-        if (message.channel !== deps.channel) return;
-        deps.onHeard?.();
-        deps.onNotify();
-      });
+      const connection = listeningClient(deps, gone);
       try {
         await connection.connect();
         client = connection;
@@ -81,4 +73,18 @@ export function startListener(deps: ListenerDeps): { stop(): Promise<void> } {
       await done;
     },
   };
+}
+
+/** A client that hands on the channel's notifications and wakes `gone` when it drops. */
+function listeningClient(deps: ListenerDeps, gone: Wakeup): pg.Client {
+  const connection = new pg.Client({ keepAlive: true, ...deps.config });
+  // Without an 'error' listener a dropped connection would crash the process.
+  connection.on('error', () => gone.wake());
+  connection.on('end', () => gone.wake());
+  connection.on('notification', (message) => {
+    if (message.channel !== deps.channel) return;
+    deps.onHeard?.();
+    deps.onNotify();
+  });
+  return connection;
 }

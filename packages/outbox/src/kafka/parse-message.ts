@@ -69,16 +69,18 @@ export function parseMessage(
     offset: message.offset,
     headers,
   };
-  if (validate) {
-    let reason: string | undefined;
-    try {
-      reason = validate(event);
-    } catch (error) {
-      reason = `validator threw: ${error instanceof Error ? error.message : String(error)}`;
-    }
-    if (reason !== undefined) return { ok: false, reason };
-  }
+  const refused = validate === undefined ? undefined : validationFailure(validate, event);
+  if (refused !== undefined) return { ok: false, reason: refused };
   return { ok: true, event, payloadJson: text };
+}
+
+/** Why the validator refuses the event, undefined when it accepts it; a throw is a refusal. */
+function validationFailure(validate: EventValidator, event: ReceivedEvent): string | undefined {
+  try {
+    return validate(event);
+  } catch (error) {
+    return `validator threw: ${error instanceof Error ? error.message : String(error)}`;
+  }
 }
 
 function firstValidDate(...candidates: readonly (string | number | undefined)[]): Date {
