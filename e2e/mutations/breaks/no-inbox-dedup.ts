@@ -7,7 +7,7 @@ export const noInboxDedup: readonly AnchoredEdit[] = [
     replace: ['      -- MUTATION: no ON CONFLICT (event_id) DO NOTHING'],
   },
   {
-    in: 'schema0001.up',
+    in: 'schema0001Statements',
     find: ['        event_id         uuid PRIMARY KEY,'],
     replace: [
       '        event_id         uuid NOT NULL, -- MUTATION: no primary key, so nothing dedups',

@@ -7,81 +7,84 @@ async function run(db: Kysely<unknown>, statements: readonly string[]): Promise<
   for (const statement of statements) await sql.raw(statement).execute(db);
 }
 
+/** The guide's two tables, extended, and the library's two more. */
+const schema0001Statements: readonly string[] = [
+  `CREATE TABLE outbox_event (
+    id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    event_id        uuid NOT NULL UNIQUE,
+    aggregate_type  text NOT NULL,
+    aggregate_id    text NOT NULL,
+    event_type      text NOT NULL,
+    payload         jsonb NOT NULL,
+    headers         jsonb NOT NULL DEFAULT '{}',
+    topic           text NOT NULL,
+    partition_key   text NOT NULL,
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    published_at    timestamptz,
+    transaction_id  xid8 NOT NULL DEFAULT pg_current_xact_id()
+  )`,
+  // The guide's index: the relay scans only the hot set, oldest first.
+  `CREATE INDEX ix_outbox_event_unpublished ON outbox_event(id) WHERE published_at IS NULL`,
+  // "Is there an older unpublished row of this key?": one index probe per candidate.
+  `CREATE INDEX ix_outbox_event_unpublished_key ON outbox_event(partition_key, id)
+    WHERE published_at IS NULL`,
+  // Retention deletes by age of publication.
+  `CREATE INDEX ix_outbox_event_published_at ON outbox_event(published_at)
+    WHERE published_at IS NOT NULL`,
+
+  `CREATE TABLE inbox_event (
+    event_id         uuid PRIMARY KEY,
+    seq              bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+    consumer_group   text NOT NULL,
+    event_type       text NOT NULL,
+    aggregate_type   text NOT NULL,
+    aggregate_id     text NOT NULL,
+    partition_key    text NOT NULL,
+    payload          jsonb NOT NULL,
+    headers          jsonb NOT NULL DEFAULT '{}',
+    topic            text NOT NULL,
+    kafka_partition  integer NOT NULL,
+    kafka_offset     bigint NOT NULL,
+    occurred_at      timestamptz NOT NULL,
+    received_at      timestamptz NOT NULL DEFAULT now(),
+    processed        boolean NOT NULL DEFAULT false,
+    processed_at     timestamptz,
+    attempts         integer NOT NULL DEFAULT 0,
+    next_attempt_at  timestamptz NOT NULL DEFAULT now(),
+    last_error       text,
+    dead_at          timestamptz
+  )`,
+  `CREATE INDEX ix_inbox_event_unprocessed ON inbox_event(received_at) WHERE NOT processed`,
+  `CREATE INDEX ix_inbox_event_unprocessed_seq ON inbox_event(seq) WHERE NOT processed`,
+  `CREATE INDEX ix_inbox_event_unprocessed_key ON inbox_event(partition_key, seq)
+    WHERE NOT processed`,
+  `CREATE INDEX ix_inbox_event_processed_at ON inbox_event(processed_at) WHERE processed`,
+
+  `CREATE TABLE processed_event (
+    consumer      text NOT NULL,
+    event_id      uuid NOT NULL,
+    processed_at  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (consumer, event_id)
+  )`,
+  `CREATE INDEX ix_processed_event_processed_at ON processed_event(processed_at)`,
+
+  `CREATE TABLE parked_message (
+    id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    consumer         text NOT NULL,
+    topic            text NOT NULL,
+    kafka_partition  integer NOT NULL,
+    kafka_offset     bigint NOT NULL,
+    message_key      bytea,
+    message_value    bytea,
+    headers          jsonb NOT NULL DEFAULT '{}',
+    reason           text NOT NULL,
+    parked_at        timestamptz NOT NULL DEFAULT now()
+  )`,
+];
+
 const schema0001: Migration = {
   async up(db) {
-    await run(db, [
-      `CREATE TABLE outbox_event (
-        id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        event_id        uuid NOT NULL UNIQUE,
-        aggregate_type  text NOT NULL,
-        aggregate_id    text NOT NULL,
-        event_type      text NOT NULL,
-        payload         jsonb NOT NULL,
-        headers         jsonb NOT NULL DEFAULT '{}',
-        topic           text NOT NULL,
-        partition_key   text NOT NULL,
-        created_at      timestamptz NOT NULL DEFAULT now(),
-        published_at    timestamptz,
-        transaction_id  xid8 NOT NULL DEFAULT pg_current_xact_id()
-      )`,
-      // The guide's index: the relay scans only the hot set, oldest first.
-      `CREATE INDEX ix_outbox_event_unpublished ON outbox_event(id) WHERE published_at IS NULL`,
-      // "Is there an older unpublished row of this key?": one index probe per candidate.
-      `CREATE INDEX ix_outbox_event_unpublished_key ON outbox_event(partition_key, id)
-        WHERE published_at IS NULL`,
-      // Retention deletes by age of publication.
-      `CREATE INDEX ix_outbox_event_published_at ON outbox_event(published_at)
-        WHERE published_at IS NOT NULL`,
-
-      `CREATE TABLE inbox_event (
-        event_id         uuid PRIMARY KEY,
-        seq              bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
-        consumer_group   text NOT NULL,
-        event_type       text NOT NULL,
-        aggregate_type   text NOT NULL,
-        aggregate_id     text NOT NULL,
-        partition_key    text NOT NULL,
-        payload          jsonb NOT NULL,
-        headers          jsonb NOT NULL DEFAULT '{}',
-        topic            text NOT NULL,
-        kafka_partition  integer NOT NULL,
-        kafka_offset     bigint NOT NULL,
-        occurred_at      timestamptz NOT NULL,
-        received_at      timestamptz NOT NULL DEFAULT now(),
-        processed        boolean NOT NULL DEFAULT false,
-        processed_at     timestamptz,
-        attempts         integer NOT NULL DEFAULT 0,
-        next_attempt_at  timestamptz NOT NULL DEFAULT now(),
-        last_error       text,
-        dead_at          timestamptz
-      )`,
-      `CREATE INDEX ix_inbox_event_unprocessed ON inbox_event(received_at) WHERE NOT processed`,
-      `CREATE INDEX ix_inbox_event_unprocessed_seq ON inbox_event(seq) WHERE NOT processed`,
-      `CREATE INDEX ix_inbox_event_unprocessed_key ON inbox_event(partition_key, seq)
-        WHERE NOT processed`,
-      `CREATE INDEX ix_inbox_event_processed_at ON inbox_event(processed_at) WHERE processed`,
-
-      `CREATE TABLE processed_event (
-        consumer      text NOT NULL,
-        event_id      uuid NOT NULL,
-        processed_at  timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (consumer, event_id)
-      )`,
-      `CREATE INDEX ix_processed_event_processed_at ON processed_event(processed_at)`,
-
-      `CREATE TABLE parked_message (
-        id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        consumer         text NOT NULL,
-        topic            text NOT NULL,
-        kafka_partition  integer NOT NULL,
-        kafka_offset     bigint NOT NULL,
-        message_key      bytea,
-        message_value    bytea,
-        headers          jsonb NOT NULL DEFAULT '{}',
-        reason           text NOT NULL,
-        parked_at        timestamptz NOT NULL DEFAULT now()
-      )`,
-    ]);
+    await run(db, schema0001Statements);
   },
   async down(db) {
     await run(db, [
