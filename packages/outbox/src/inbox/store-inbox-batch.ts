@@ -118,79 +118,83 @@ async function storeAll(
   batch: InboxBatch,
 ): Promise<StoredBatch> {
   const { storable, unstorable } = rowsOf(batch);
-  const rows = (items: readonly StorableMessage[]) => items.map((item) => item.row);
-  const finish = async (
-    trx: Transaction<OutboxTables>,
-    insertedIds: readonly string[],
-    refused: readonly ParkItem[],
-  ): Promise<StoredBatch> => {
-    await parkMessages(trx, consumerGroup, [...batch.parked, ...refused]);
-    return { inserted: insertedIds.length, insertedIds, refused };
-  };
   let firstRefusal: string;
   try {
     // Nothing to park: the INSERT is the batch's one statement, in autocommit, without a
     // BEGIN and a COMMIT around it (its repeats, if any, are counted by a second one).
     if (batch.parked.length === 0 && unstorable.length === 0) {
-      const insertedIds = await insertInboxEvents(db, consumerGroup, rows(storable));
+      const insertedIds = await insertInboxEvents(db, consumerGroup, rowsOfItems(storable));
       return { inserted: insertedIds.length, insertedIds, refused: [] };
     }
-    return await db
-      .transaction()
-      .execute(async (trx) =>
-        finish(trx, await insertInboxEvents(trx, consumerGroup, rows(storable)), unstorable),
-      );
+    return await db.transaction().execute(async (trx) => {
+      const insertedIds = await insertInboxEvents(trx, consumerGroup, rowsOfItems(storable));
+      await parkMessages(trx, consumerGroup, [...batch.parked, ...unstorable]);
+      return { inserted: insertedIds.length, insertedIds, refused: unstorable };
+    });
   } catch (error) {
     const refusal = dataErrorOf(error);
     if (refusal === undefined) throw error;
     firstRefusal = refusedDataReason(refusal);
   }
   return db.transaction().execute(async (trx) => {
-    const refused: ParkItem[] = [...unstorable];
-    /** Inserts under a savepoint; a data error rolls back to it and is returned, not thrown. */
-    const tryInsert = async (
-      items: readonly StorableMessage[],
-    ): Promise<{ inserted: string[] } | { refusal: string }> => {
-      if (items.length === 0) return { inserted: [] };
-      await sql`SAVEPOINT inbox_isolate`.execute(trx);
-      try {
-        const inserted = await insertInboxEvents(trx, consumerGroup, rows(items));
-        await sql`RELEASE SAVEPOINT inbox_isolate`.execute(trx);
-        return { inserted };
-      } catch (error) {
-        const refusal = dataErrorOf(error);
-        if (refusal === undefined) throw error;
-        await sql`ROLLBACK TO SAVEPOINT inbox_isolate`.execute(trx);
-        await sql`RELEASE SAVEPOINT inbox_isolate`.execute(trx);
-        return { refusal: refusedDataReason(refusal) };
-      }
-    };
-    /** Stores `items`, which hold at least one refused event, half by half; parks the refused. */
-    const isolate = async (
-      items: readonly StorableMessage[],
-      reason: string,
-    ): Promise<string[]> => {
-      const [only] = items;
-      if (items.length === 1 && only !== undefined) {
-        refused.push({
-          topic: batch.topic,
-          partition: batch.partition,
-          message: only.accepted.message,
-          reason,
-        });
-        return [];
-      }
-      const middle = Math.ceil(items.length / 2);
-      const inserted: string[] = [];
-      // Left half first: rows keep the batch's order in `seq`.
-      for (const half of [items.slice(0, middle), items.slice(middle)]) {
-        const result = await tryInsert(half);
-        inserted.push(
-          ...('refusal' in result ? await isolate(half, result.refusal) : result.inserted),
-        );
-      }
-      return inserted;
-    };
-    return finish(trx, await isolate(storable, firstRefusal), refused);
+    const isolating: Isolation = { trx, consumerGroup, batch, refused: [...unstorable] };
+    const insertedIds = await isolate(isolating, storable, firstRefusal);
+    await parkMessages(trx, consumerGroup, [...batch.parked, ...isolating.refused]);
+    return { inserted: insertedIds.length, insertedIds, refused: isolating.refused };
   });
+}
+
+const rowsOfItems = (items: readonly StorableMessage[]): InboxRow[] =>
+  items.map((item) => item.row);
+
+/** The transaction that finds a batch's refused events, and those it found so far. */
+interface Isolation {
+  readonly trx: Transaction<OutboxTables>;
+  readonly consumerGroup: string;
+  readonly batch: InboxBatch;
+  readonly refused: ParkItem[];
+}
+
+/** Inserts under a savepoint; a data error rolls back to it and is returned, not thrown. */
+async function tryInsert(
+  { trx, consumerGroup }: Isolation,
+  items: readonly StorableMessage[],
+): Promise<{ inserted: string[] } | { refusal: string }> {
+  if (items.length === 0) return { inserted: [] };
+  await sql`SAVEPOINT inbox_isolate`.execute(trx);
+  try {
+    const inserted = await insertInboxEvents(trx, consumerGroup, rowsOfItems(items));
+    await sql`RELEASE SAVEPOINT inbox_isolate`.execute(trx);
+    return { inserted };
+  } catch (error) {
+    const refusal = dataErrorOf(error);
+    if (refusal === undefined) throw error;
+    await sql`ROLLBACK TO SAVEPOINT inbox_isolate`.execute(trx);
+    await sql`RELEASE SAVEPOINT inbox_isolate`.execute(trx);
+    return { refusal: refusedDataReason(refusal) };
+  }
+}
+
+/** Stores `items`, which hold at least one refused event, half by half; parks the refused. */
+async function isolate(
+  isolating: Isolation,
+  items: readonly StorableMessage[],
+  reason: string,
+): Promise<string[]> {
+  const [only] = items;
+  if (items.length === 1 && only !== undefined) {
+    const { topic, partition } = isolating.batch;
+    isolating.refused.push({ topic, partition, message: only.accepted.message, reason });
+    return [];
+  }
+  const middle = Math.ceil(items.length / 2);
+  const inserted: string[] = [];
+  // Left half first: rows keep the batch's order in `seq`.
+  for (const half of [items.slice(0, middle), items.slice(middle)]) {
+    const result = await tryInsert(isolating, half);
+    inserted.push(
+      ...('refusal' in result ? await isolate(isolating, half, result.refusal) : result.inserted),
+    );
+  }
+  return inserted;
 }
