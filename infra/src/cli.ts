@@ -103,8 +103,9 @@ function printStatus(
   }
 }
 
-async function main(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
+/** The command line, parsed: the stack's name defaults to $STACK_NAME, else "dev". */
+function parseCommandLine(argv: string[]) {
+  return parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -118,147 +119,178 @@ async function main(argv: string[]): Promise<void> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
+}
+
+/** One command to run: the stack it works on, the component after it, and the options. */
+interface Invocation {
+  readonly command: string;
+  readonly name: string;
+  readonly component: string | undefined;
+  readonly values: ReturnType<typeof parseCommandLine>['values'];
+}
+
+function needComponent({ command, component }: Invocation): string {
+  if (!component)
+    throw new InfraError('UNKNOWN_COMPONENT', `\`${command}\` needs a component name`, {
+      hint: usage,
+    });
+  return component;
+}
+
+async function up({ name, values }: Invocation): Promise<void> {
+  const reaped = await Stack.reapOrphans();
+  if (reaped.length > 0) console.log(`stopped leftovers of crashed runs: ${reaped.join(', ')}`);
+  const started = Date.now();
+  const stack = await Stack.up({
+    name,
+    detached: values.detach,
+    ports: name === 'dev' ? devPorts() : undefined,
+    servers: values.connect ? ['postgres', 'kafka', 'connect'] : ['postgres', 'kafka'],
+    ...(values['kafka-brokers'] === undefined
+      ? {}
+      : { kafkaBrokers: Number(values['kafka-brokers']) }),
+  });
+  console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  printStatus(stack, await leadersOrError(stack));
+  if (values.detach) return;
+  console.log('\nCtrl-C stops everything.');
+  await untilStopSignal();
+  await stack.down();
+  console.log('stopped');
+}
+
+async function add(invocation: Invocation): Promise<void> {
+  const { name } = invocation;
+  const server = needComponent(invocation);
+  if (!isServerName(server)) {
+    throw new InfraError('UNSUPPORTED', `"${server}" is not a server`, {
+      hint: `servers: ${serverNames.join(', ')}`,
+    });
+  }
+  const stack = Stack.open(name);
+  await stack.addServer(server, {
+    ports: name === 'dev' ? devPorts() : undefined,
+  });
+  const added = server === 'kafka' ? stack.kafkaNodes : [server];
+  for (const component of stack.status().filter((c) => added.includes(c.name))) {
+    const endpoints = Object.entries(component.endpoints)
+      .map(([key, value]) => `${key}=${withoutPassword(value)}`)
+      .join(' ');
+    console.log(`${component.name}: running  ${endpoints}`);
+  }
+}
+
+async function down({ name }: Invocation): Promise<void> {
+  // Down is where a stack should end up: already there is success, not an error.
+  const stack = Stack.openIfExists(name);
+  if (stack === undefined) {
+    console.log(`no stack named "${name}" is running: nothing to do`);
+    return;
+  }
+  await stack.down();
+  console.log(`stack "${name}" is down`);
+}
+
+async function prune(): Promise<void> {
+  const pruned = await Stack.prune();
+  const home = path.relative(process.cwd(), stacksHome()) || '.';
+  for (const { name, bytes } of pruned) {
+    console.log(`removed ${path.join(home, name)} (${formatBytes(bytes)})`);
+  }
+  const freed = pruned.reduce((total, { bytes }) => total + bytes, 0);
+  console.log(
+    pruned.length === 0
+      ? 'no stopped stacks to remove: nothing to do'
+      : `freed ${formatBytes(freed)}; running stacks were left alone`,
+  );
+}
+
+async function status({ name, values }: Invocation): Promise<void> {
+  const stack = Stack.open(name);
+  const partitions = await leadersOrError(stack);
+  if (values.json) {
+    console.log(JSON.stringify({ name, components: stack.status(), ...partitions }, null, 2));
+  } else printStatus(stack, partitions);
+}
+
+/** start, stop, kill, restart or wipe one component; start and restart may set its --env first. */
+async function control(
+  command: 'start' | 'stop' | 'kill' | 'restart' | 'wipe',
+  invocation: Invocation,
+): Promise<void> {
+  const target = needComponent(invocation);
+  const stack = Stack.open(invocation.name);
+  const env = invocation.values.env;
+  if (env.length > 0) {
+    if (command !== 'start' && command !== 'restart') {
+      throw new InfraError('UNSUPPORTED', `--env goes with start or restart, not ${command}`);
+    }
+    stack.setEnv(target, envChanges(env));
+  }
+  if (command === 'kill') {
+    const killed = await stack.kill(target);
+    console.log(`${target}: ${killed ? 'killed (SIGKILL)' : 'was not running'}`);
+    return;
+  }
+  await stack[command](target);
+  console.log(`${target}: ${command} done`);
+}
+
+async function pauseOrResume(command: 'pause' | 'resume', invocation: Invocation): Promise<void> {
+  const target = needComponent(invocation);
+  Stack.open(invocation.name)[command](target);
+  console.log(`${target}: ${command === 'pause' ? 'paused (SIGSTOP)' : 'resumed (SIGCONT)'}`);
+}
+
+/** The program and arguments that print a component's last lines of output. */
+function logReader(stack: Stack, target: string, follow: boolean): [string, string[]] {
+  const logFile = stack.logFile(target);
+  // Containers (the docker provider) keep their output in Docker, not in a file.
+  const record = stack.state.components[target];
+  const containerId = record?.kind === 'container' ? record.containerId : undefined;
+  if (logFile) return ['tail', ['-n', '200', ...(follow ? ['-F'] : []), logFile]];
+  if (containerId)
+    return ['docker', ['logs', '--tail', '200', ...(follow ? ['-f'] : []), containerId]];
+  throw new InfraError('UNSUPPORTED', `${target} has no log here (an external server?)`);
+}
+
+async function logs(invocation: Invocation): Promise<void> {
+  const stack = Stack.open(invocation.name);
+  const target = needComponent(invocation);
+  const [program, args] = logReader(stack, target, invocation.values.follow);
+  const tail = spawn(program, args, { stdio: 'inherit' });
+  await new Promise((resolve) => tail.once('exit', resolve));
+}
+
+/** The commands by name; a Map, so that no name reaches an object's inherited members. */
+const commands = new Map<string, (invocation: Invocation) => Promise<void>>([
+  ['up', up],
+  ['add', add],
+  ['down', down],
+  ['prune', prune],
+  ['status', status],
+  ['start', (invocation) => control('start', invocation)],
+  ['stop', (invocation) => control('stop', invocation)],
+  ['kill', (invocation) => control('kill', invocation)],
+  ['restart', (invocation) => control('restart', invocation)],
+  ['wipe', (invocation) => control('wipe', invocation)],
+  ['pause', (invocation) => pauseOrResume('pause', invocation)],
+  ['resume', (invocation) => pauseOrResume('resume', invocation)],
+  ['logs', logs],
+]);
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandLine(argv);
   const [command, component] = positionals;
   if (values.help || !command) {
     console.log(usage);
     return;
   }
-  const name = values.name;
-  const needComponent = (): string => {
-    if (!component)
-      throw new InfraError('UNKNOWN_COMPONENT', `\`${command}\` needs a component name`, {
-        hint: usage,
-      });
-    return component;
-  };
-
-  switch (command) {
-    case 'up': {
-      const reaped = await Stack.reapOrphans();
-      if (reaped.length > 0) console.log(`stopped leftovers of crashed runs: ${reaped.join(', ')}`);
-      const started = Date.now();
-      const stack = await Stack.up({
-        name,
-        detached: values.detach,
-        ports: name === 'dev' ? devPorts() : undefined,
-        servers: values.connect ? ['postgres', 'kafka', 'connect'] : ['postgres', 'kafka'],
-        ...(values['kafka-brokers'] === undefined
-          ? {}
-          : { kafkaBrokers: Number(values['kafka-brokers']) }),
-      });
-      console.log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      printStatus(stack, await leadersOrError(stack));
-      if (values.detach) return;
-      console.log('\nCtrl-C stops everything.');
-      await untilStopSignal();
-      await stack.down();
-      console.log('stopped');
-      return;
-    }
-    case 'add': {
-      const server = needComponent();
-      if (!isServerName(server)) {
-        throw new InfraError('UNSUPPORTED', `"${server}" is not a server`, {
-          hint: `servers: ${serverNames.join(', ')}`,
-        });
-      }
-      const stack = Stack.open(name);
-      await stack.addServer(server, {
-        ports: name === 'dev' ? devPorts() : undefined,
-      });
-      const added = server === 'kafka' ? stack.kafkaNodes : [server];
-      for (const component of stack.status().filter((c) => added.includes(c.name))) {
-        const endpoints = Object.entries(component.endpoints)
-          .map(([key, value]) => `${key}=${withoutPassword(value)}`)
-          .join(' ');
-        console.log(`${component.name}: running  ${endpoints}`);
-      }
-      return;
-    }
-    case 'down': {
-      // Down is where a stack should end up: already there is success, not an error.
-      const stack = Stack.openIfExists(name);
-      if (stack === undefined) {
-        console.log(`no stack named "${name}" is running: nothing to do`);
-        return;
-      }
-      await stack.down();
-      console.log(`stack "${name}" is down`);
-      return;
-    }
-    case 'prune': {
-      const pruned = await Stack.prune();
-      const home = path.relative(process.cwd(), stacksHome()) || '.';
-      for (const { name, bytes } of pruned) {
-        console.log(`removed ${path.join(home, name)} (${formatBytes(bytes)})`);
-      }
-      const freed = pruned.reduce((total, { bytes }) => total + bytes, 0);
-      console.log(
-        pruned.length === 0
-          ? 'no stopped stacks to remove: nothing to do'
-          : `freed ${formatBytes(freed)}; running stacks were left alone`,
-      );
-      return;
-    }
-    case 'status': {
-      const stack = Stack.open(name);
-      const partitions = await leadersOrError(stack);
-      if (values.json) {
-        console.log(JSON.stringify({ name, components: stack.status(), ...partitions }, null, 2));
-      } else printStatus(stack, partitions);
-      return;
-    }
-    case 'start':
-    case 'stop':
-    case 'kill':
-    case 'restart':
-    case 'wipe': {
-      const target = needComponent();
-      const stack = Stack.open(name);
-      if (values.env.length > 0) {
-        if (command !== 'start' && command !== 'restart') {
-          throw new InfraError('UNSUPPORTED', `--env goes with start or restart, not ${command}`);
-        }
-        stack.setEnv(target, envChanges(values.env));
-      }
-      if (command === 'kill') {
-        const killed = await stack.kill(target);
-        console.log(`${target}: ${killed ? 'killed (SIGKILL)' : 'was not running'}`);
-        return;
-      }
-      await stack[command](target);
-      console.log(`${target}: ${command} done`);
-      return;
-    }
-    case 'pause':
-    case 'resume': {
-      const target = needComponent();
-      Stack.open(name)[command](target);
-      console.log(`${target}: ${command === 'pause' ? 'paused (SIGSTOP)' : 'resumed (SIGCONT)'}`);
-      return;
-    }
-    case 'logs': {
-      const stack = Stack.open(name);
-      const target = needComponent();
-      const logFile = stack.logFile(target);
-      // Containers (the docker provider) keep their output in Docker, not in a file.
-      const record = stack.state.components[target];
-      const containerId = record?.kind === 'container' ? record.containerId : undefined;
-      let command: [string, string[]];
-      if (logFile) command = ['tail', ['-n', '200', ...(values.follow ? ['-F'] : []), logFile]];
-      else if (containerId)
-        command = [
-          'docker',
-          ['logs', '--tail', '200', ...(values.follow ? ['-f'] : []), containerId],
-        ];
-      else throw new InfraError('UNSUPPORTED', `${target} has no log here (an external server?)`);
-      const tail = spawn(command[0], command[1], { stdio: 'inherit' });
-      await new Promise((resolve) => tail.once('exit', resolve));
-      return;
-    }
-    default:
-      throw new InfraError('UNSUPPORTED', `unknown command "${command}"`, { hint: usage });
+  const run = commands.get(command);
+  if (run === undefined) {
+    throw new InfraError('UNSUPPORTED', `unknown command "${command}"`, { hint: usage });
   }
+  await run({ command, name: values.name, component, values });
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

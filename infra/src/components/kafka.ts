@@ -130,8 +130,8 @@ export function newClusterId(): string {
   return Buffer.from(randomUUID().replaceAll('-', ''), 'hex').toString('base64url');
 }
 
-/** Apache Kafka 3.9 in KRaft combined mode (broker + controller in one JVM). */
-export function defineKafka(options: {
+/** Options of `defineKafka`. */
+export interface KafkaOptions {
   dir: string;
   port: number;
   controllerPort: number;
@@ -148,7 +148,57 @@ export function defineKafka(options: {
    */
   quickStart?: boolean;
   env?: NodeJS.ProcessEnv;
-}): KafkaRecord {
+}
+
+/** Writes the node's server.properties and log4j.properties into its folder. */
+function writeConfigFiles(
+  dir: string,
+  properties: string,
+): { configFile: string; log4jFile: string } {
+  mkdirSync(dir, { recursive: true });
+  const configFile = path.join(dir, 'server.properties');
+  const log4jFile = path.join(dir, 'log4j.properties');
+  writeFileSync(configFile, properties);
+  writeFileSync(log4jFile, log4jProperties);
+  return { configFile, log4jFile };
+}
+
+/**
+ * The quick-start JVM options: the storage tool only maps an archive that exists, while the
+ * server's run may record one for the next start.
+ */
+function quickStartOptions(
+  quick: boolean,
+  java: string,
+  classpath: string,
+): { tool: string[]; server: string[] } {
+  if (!quick) return { tool: [], server: [] };
+  return {
+    tool: ['-XX:TieredStopAtLevel=1', ...existingClassArchive('kafka', java, classpath)],
+    server: ['-XX:TieredStopAtLevel=1', ...classArchiveOptions('kafka', java, classpath)],
+  };
+}
+
+/** The arguments of `java` that format the data folder for the cluster, once. */
+function storageFormatArgs(
+  jvmOptions: readonly string[],
+  clusterId: string,
+  configFile: string,
+): string[] {
+  return [
+    ...jvmOptions,
+    'kafka.tools.StorageTool',
+    'format',
+    // One argument each: a base64url id starts with `-` one time in 64, and the tool's
+    // parser takes a separate `-t <id>` for two options.
+    `--cluster-id=${clusterId}`,
+    `--config=${configFile}`,
+    '--ignore-formatted',
+  ];
+}
+
+/** Apache Kafka 3.9 in KRaft combined mode (broker + controller in one JVM). */
+export function defineKafka(options: KafkaOptions): KafkaRecord {
   const { dir, port, controllerPort } = options;
   const env = options.env ?? process.env;
   const java = findJava(env);
@@ -156,21 +206,14 @@ export function defineKafka(options: {
   const dataDir = path.join(dir, 'data');
   const nodeId = options.node?.nodeId ?? 1;
   const voters = options.node?.voters ?? [{ nodeId, controllerPort }];
-  mkdirSync(dir, { recursive: true });
-  const configFile = path.join(dir, 'server.properties');
-  const log4jFile = path.join(dir, 'log4j.properties');
-  writeFileSync(configFile, serverProperties({ nodeId, port, controllerPort, voters, dataDir }));
-  writeFileSync(log4jFile, log4jProperties);
+  const { configFile, log4jFile } = writeConfigFiles(
+    dir,
+    serverProperties({ nodeId, port, controllerPort, voters, dataDir }),
+  );
   const clusterId = options.clusterId ?? newClusterId();
   const heapMb = options.heapMb ?? 512;
   const jvmCommon = ['-cp', classpath, `-Dlog4j.configuration=file:${log4jFile}`];
-  const quick = options.quickStart ?? false;
-  const quickTool = quick
-    ? ['-XX:TieredStopAtLevel=1', ...existingClassArchive('kafka', java, classpath)]
-    : [];
-  const quickServer = quick
-    ? ['-XX:TieredStopAtLevel=1', ...classArchiveOptions('kafka', java, classpath)]
-    : [];
+  const quick = quickStartOptions(options.quickStart ?? false, java, classpath);
   const brokers = `127.0.0.1:${port}`;
   return {
     name: options.node?.name ?? 'kafka',
@@ -178,21 +221,11 @@ export function defineKafka(options: {
     dataDir,
     prepare: {
       command: java,
-      args: [
-        ...quickTool,
-        ...jvmCommon,
-        'kafka.tools.StorageTool',
-        'format',
-        // One argument each: a base64url id starts with `-` one time in 64, and the tool's
-        // parser takes a separate `-t <id>` for two options.
-        `--cluster-id=${clusterId}`,
-        `--config=${configFile}`,
-        '--ignore-formatted',
-      ],
+      args: storageFormatArgs([...quick.tool, ...jvmCommon], clusterId, configFile),
     },
     launch: {
       command: java,
-      args: [...serverJvmOptions(heapMb), ...quickServer, ...jvmCommon, 'kafka.Kafka', configFile],
+      args: [...serverJvmOptions(heapMb), ...quick.server, ...jvmCommon, 'kafka.Kafka', configFile],
       cwd: dir,
       env: {},
       logFile: path.join(dir, 'kafka.log'),
