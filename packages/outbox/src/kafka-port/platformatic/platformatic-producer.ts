@@ -93,21 +93,7 @@ async function sendRecords(
     partitionCounts(producer, options, [...new Set(outgoing.map((one) => one.topic))]),
     sendOptions.timeoutMs,
   );
-  const sendable: Outgoing[] = [];
-  for (const one of outgoing) {
-    const count = partitions.get(one.topic);
-    if (outcome.blocks(one)) continue;
-    if (count === undefined) {
-      outcome.refuse(one, {
-        reason: `UNKNOWN_TOPIC_OR_PARTITION: the topic ${one.topic} does not exist`,
-        final: false,
-      });
-      continue;
-    }
-    one.partition = place(one, count);
-    one.message.partition = one.partition;
-    sendable.push(one);
-  }
+  const sendable = placeOnPartitions(outgoing, partitions, outcome);
   if (sendable.length === 0) return outcome.report();
   let failure: unknown;
   try {
@@ -129,10 +115,47 @@ async function sendRecords(
     else refusedGroups.push(group);
   }
   await sendOptions.keepAlive();
-  // A refused partition appended none of its records: one record at a time, in order.
+  await resendOneByOne(producer, refusedGroups, outcome, deadline);
+  return outcome.report();
+}
+
+/**
+ * Each record's partition, from the topic's partition count; a record of a topic Kafka does
+ * not know is refused (not for good: the topic may be created), and later ones of its key wait.
+ */
+function placeOnPartitions(
+  outgoing: readonly Outgoing[],
+  partitions: ReadonlyMap<string, number>,
+  outcome: SendOutcomes<Outgoing>,
+): Outgoing[] {
+  const sendable: Outgoing[] = [];
+  for (const one of outgoing) {
+    const count = partitions.get(one.topic);
+    if (outcome.blocks(one)) continue;
+    if (count === undefined) {
+      outcome.refuse(one, {
+        reason: `UNKNOWN_TOPIC_OR_PARTITION: the topic ${one.topic} does not exist`,
+        final: false,
+      });
+      continue;
+    }
+    one.partition = place(one, count);
+    one.message.partition = one.partition;
+    sendable.push(one);
+  }
+  return sendable;
+}
+
+/** A refused partition appended none of its records: one record at a time, in order. */
+async function resendOneByOne(
+  producer: RawProducer,
+  refusedGroups: readonly (readonly Outgoing[])[],
+  outcome: SendOutcomes<Outgoing>,
+  deadline: number,
+): Promise<void> {
   for (const group of refusedGroups) {
     for (const one of group) {
-      if (outcome.interrupted) return outcome.report();
+      if (outcome.interrupted) return;
       if (outcome.blocks(one)) continue;
       try {
         await withSendTimeout(send(producer, [one]), remaining(deadline));
@@ -144,7 +167,6 @@ async function sendRecords(
       }
     }
   }
-  return outcome.report();
 }
 
 async function send(producer: RawProducer, group: readonly Outgoing[]): Promise<ProduceResult> {
