@@ -29,7 +29,7 @@
  *   ./wk naive-report [id]...                   naive orders vs their events
  */
 import { spawnSync } from 'node:child_process';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type RetryOptions } from 'kafkajs';
 import pg from 'pg';
 import { findRepoRoot, Stack, pollUntil } from '@outbox-inbox/infra';
 // The suite's own reader and naive writer: the workshop shows exactly what the tests check.
@@ -38,6 +38,7 @@ import {
   naiveSchema,
   naiveTopic,
   readWholeTopic,
+  type TopicMessage,
 } from '@outbox-inbox/e2e';
 
 const timeoutMs = Number(process.env['WK_TIMEOUT_S'] ?? 90) * 1000;
@@ -86,249 +87,266 @@ const compare = {
   '==': (a: number, b: number) => a === b,
 };
 
-async function main([command, ...args]: string[]): Promise<void> {
-  switch (command) {
-    case 'url':
-      console.log(url(args[0] ?? ''));
-      return;
-    case 'brokers':
-      console.log(stack.kafkaBrokers.join(','));
-      return;
-    case 'db-url':
-      console.log(stack.postgresUrl(args[0] ?? 'orders'));
-      return;
-    case 'metric':
-      console.log(await metric(args[0] ?? '', args[1] ?? ''));
-      return;
-    case 'wait-metric': {
-      const [component = '', name = '', op = '>=', target = '0'] = args;
-      const test = compare[op as keyof typeof compare];
-      if (!test) throw new Error(`operator must be >=, <= or ==, not ${op}`);
-      let last: number | undefined;
-      const value = await pollUntil(
-        async () => {
-          const now = await metric(component, name).catch(() => undefined);
-          if (now !== undefined && now !== last) console.log(`  ${name} = ${now}`);
-          last = now ?? last;
-          return now !== undefined && test(now, Number(target)) ? now : undefined;
-        },
-        { timeoutMs, intervalMs: 250, description: `${name} ${op} ${target} on ${component}` },
-      );
-      console.log(`${name} ${op} ${target}: yes (${value})`);
-      return;
-    }
-    case 'orders': {
-      const count = Number(args[0] ?? 1);
-      for (let n = 0; n < count; n++) {
-        const response = await fetch(`${url('order-api')}/orders`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            customerId: `workshop-${n + 1}`,
-            amount: Number(args[1] ?? 2500),
-            currency: 'EUR',
-          }),
-        });
-        const body = (await response.json()) as { id?: string };
-        if (response.status !== 201 || !body.id)
-          throw new Error(`POST /orders answered ${response.status}: ${JSON.stringify(body)}`);
-        console.log(body.id);
-      }
-      return;
-    }
-    case 'wait-orders': {
-      const [status = 'PAID', ...ids] = args;
-      await pollUntil(
-        async () => {
-          for (const id of ids) {
-            const order = (await (await fetch(`${url('order-api')}/orders/${id}`)).json()) as {
-              status?: string;
-            };
-            if (order.status !== status) return undefined;
-          }
-          return true;
-        },
-        { timeoutMs, intervalMs: 250, description: `${ids.length} order(s) to be ${status}` },
-      );
-      console.log(`${ids.length} order(s) ${status}`);
-      return;
-    }
-    case 'wait-published': {
-      const [database = 'orders', eventId = ''] = args;
-      const publishedAt = await pollUntil(
-        () =>
-          withClient(database, async (client) => {
-            const { rows } = await client.query<{ published_at: Date | null }>(
-              'SELECT published_at FROM outbox_event WHERE event_id = $1',
-              [eventId],
-            );
-            return rows[0]?.published_at ?? undefined;
-          }),
-        { timeoutMs, intervalMs: 250, description: `outbox row ${eventId} to be published` },
-      );
-      console.log(`event ${eventId} marked published at ${publishedAt.toISOString()}`);
-      return;
-    }
-    case 'sql': {
-      const [database = 'orders', query = 'SELECT 1'] = args;
-      const rows = await withClient(database, async (client) => (await client.query(query)).rows);
-      console.table(rows);
-      return;
-    }
-    case 'value': {
-      const [database = 'orders', query = 'SELECT 1'] = args;
-      // Waits while the query finds nothing (a row the system has not written yet); a query
-      // that fails fails at once.
-      const outcome = await pollUntil(
-        () =>
-          withClient(database, async (client) => {
-            const { rows } = await client.query({ text: query, rowMode: 'array' });
-            const first: unknown = (rows[0] as unknown[] | undefined)?.[0];
-            return first ?? undefined;
-          }).then(
-            (value) => (value === undefined ? undefined : { value }),
-            (error: unknown) => ({ error }),
-          ),
-        { timeoutMs, intervalMs: 250, description: `a row from: ${query}` },
-      );
-      if ('error' in outcome) throw outcome.error;
-      const { value } = outcome;
-      console.log(value instanceof Date ? value.toISOString() : String(value));
-      return;
-    }
-    case 'duplicates': {
-      const [topic = 'order.events', ...only] = args;
-      const messages = await readWholeTopic(stack.kafkaBrokers, topic);
-      const offsets = new Map<string, string[]>();
-      for (const message of messages) {
-        const seen = offsets.get(message.eventId) ?? [];
-        seen.push(`${message.partition}/${message.offset}`);
-        offsets.set(message.eventId, seen);
-      }
-      console.log(`${messages.length} messages, ${offsets.size} distinct events on ${topic}`);
-      const delivered = (eventId: string): string => {
-        const at = offsets.get(eventId) ?? [];
-        return (
-          `event ${eventId} delivered ${at.length}x` +
-          (at.length > 0 ? ` (partition/offset ${at.join(', ')})` : '')
-        );
-      };
-      // The learner's own events: earlier exercises may have left other duplicates behind.
-      if (only.length === 1) {
-        console.log(delivered(only[0] ?? ''));
-        return;
-      }
-      if (only.length > 1) {
-        const times = (eventId: string) => offsets.get(eventId)?.length ?? 0;
-        for (const eventId of only.filter((id) => times(id) !== 1))
-          console.log(`  ${delivered(eventId)}`);
-        const repeated = only.filter((id) => times(id) > 1).length;
-        const missing = only.filter((id) => times(id) === 0).length;
-        console.log(
-          `${repeated} of ${only.length} events delivered more than once` +
-            (missing > 0 ? `, ${missing} not on ${topic}` : ''),
-        );
-        return;
-      }
-      const repeated = [...offsets].filter(([, at]) => at.length > 1);
-      for (const [eventId, at] of repeated)
-        console.log(
-          `  event ${eventId} delivered ${at.length}x (partition/offset ${at.join(', ')})`,
-        );
-      console.log(`${repeated.length} duplicated event(s)`);
-      return;
-    }
-    case 'outbox': {
-      const [database = '', ...command] = args;
-      if (database !== 'orders' && database !== 'payments')
-        throw new Error(
-          `wk outbox needs the database first: orders or payments, not "${database}"`,
-        );
-      // The same program an operator runs (`outbox …`), pointed at this stack.
-      const cli = `${findRepoRoot()}/packages/outbox/src/cli/outbox.ts`;
-      const connectUrl = stack.state.components['connect']?.endpoints['url'];
-      const run = spawnSync(process.execPath, [cli, ...command], {
-        stdio: 'inherit',
-        env: {
-          ...process.env,
-          DATABASE_URL: stack.postgresUrl(database),
-          KAFKA_BROKERS: stack.kafkaBrokers.join(','),
-          ...(connectUrl === undefined ? {} : { CONNECT_URL: connectUrl }),
-        },
-      });
-      process.exitCode = run.status ?? 1;
-      return;
-    }
-    case 'produce': {
-      const [topic = '', key = '', value = ''] = args;
-      const producer = new Kafka({
-        clientId: 'wk',
-        brokers: stack.kafkaBrokers,
-        logLevel: logLevel.NOTHING,
-      }).producer();
-      await producer.connect();
-      try {
-        const [sent] = await producer.send({ topic, messages: [{ key, value }] });
-        console.log(`sent to ${topic} partition ${sent?.partition} offset ${sent?.baseOffset}`);
-      } finally {
-        await producer.disconnect();
-      }
-      return;
-    }
-    case 'naive-after-commit': {
-      await stack.createDatabase('naive');
-      await withClient('naive', (client) => client.query(naiveSchema));
-      const pool = new pg.Pool({ connectionString: stack.postgresUrl('naive'), max: 1 });
-      // Few retries: an after-commit hook does not wait long, the HTTP caller has its answer.
-      const producer = new Kafka({
-        clientId: 'naive',
-        brokers: stack.kafkaBrokers,
-        logLevel: logLevel.NOTHING,
-        retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 300 },
-      }).producer();
-      await producer.connect().catch(() => console.log('  (producer could not connect)'));
-      let failed = 0;
-      for (let n = 0; n < Number(args[0] ?? 5); n++) {
-        const id = await createOrderSendingAfterCommit({ pool, producer }, 1000 + n, () => {
-          failed++;
-        });
-        console.log(`  naive order ${id} committed`);
-      }
-      console.log(`${failed} send(s) failed after commit: the orders exist, their events do not`);
-      await producer.disconnect().catch(() => undefined);
-      await pool.end();
-      return;
-    }
-    case 'naive-report': {
-      // The given ids (this run's), or every naive order there is.
-      const ids =
-        args.length > 0
-          ? args
-          : await withClient('naive', async (client) =>
-              (await client.query<{ id: string }>('SELECT id FROM naive_order')).rows.map(
-                (row) => row.id,
-              ),
-            );
-      // No naive send ever succeeded on a fresh stack, so the topic may not exist yet.
-      const admin = new Kafka({
-        clientId: 'wk',
-        brokers: stack.kafkaBrokers,
-        logLevel: logLevel.NOTHING,
-      }).admin();
-      await admin.connect();
-      await admin
-        .createTopics({ topics: [{ topic: naiveTopic, numPartitions: 1 }], waitForLeaders: true })
-        .finally(() => admin.disconnect());
-      const keys = new Set(
-        (await readWholeTopic(stack.kafkaBrokers, naiveTopic)).map((message) => message.key),
-      );
-      const lost = ids.filter((id) => !keys.has(id));
-      console.log(`naive: ${ids.length} orders committed, ${lost.length} without an event (lost)`);
-      return;
-    }
-    default:
-      throw new Error(`unknown command "${command ?? ''}"; see the comment at the top of wk.ts`);
+/** One order created through the order API: its id, or an error with the API's answer. */
+async function postOrder(customerId: string, amount: number): Promise<string> {
+  const response = await fetch(`${url('order-api')}/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ customerId, amount, currency: 'EUR' }),
+  });
+  const body = (await response.json()) as { id?: string };
+  if (response.status !== 201 || !body.id)
+    throw new Error(`POST /orders answered ${response.status}: ${JSON.stringify(body)}`);
+  return body.id;
+}
+
+/** A Kafka client for wk's own one-off admin and producer work, its logging silenced. */
+function silentKafka(clientId: string, retry?: RetryOptions): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: stack.kafkaBrokers,
+    logLevel: logLevel.NOTHING,
+    ...(retry === undefined ? {} : { retry }),
+  });
+}
+
+async function waitMetric(args: string[]): Promise<void> {
+  const [component = '', name = '', op = '>=', target = '0'] = args;
+  const test = compare[op as keyof typeof compare];
+  if (!test) throw new Error(`operator must be >=, <= or ==, not ${op}`);
+  let last: number | undefined;
+  const value = await pollUntil(
+    async () => {
+      const now = await metric(component, name).catch(() => undefined);
+      if (now !== undefined && now !== last) console.log(`  ${name} = ${now}`);
+      last = now ?? last;
+      return now !== undefined && test(now, Number(target)) ? now : undefined;
+    },
+    { timeoutMs, intervalMs: 250, description: `${name} ${op} ${target} on ${component}` },
+  );
+  console.log(`${name} ${op} ${target}: yes (${value})`);
+}
+
+async function orders(args: string[]): Promise<void> {
+  const count = Number(args[0] ?? 1);
+  for (let n = 0; n < count; n++) {
+    console.log(await postOrder(`workshop-${n + 1}`, Number(args[1] ?? 2500)));
   }
+}
+
+async function waitOrders(args: string[]): Promise<void> {
+  const [status = 'PAID', ...ids] = args;
+  await pollUntil(
+    async () => {
+      for (const id of ids) {
+        const order = (await (await fetch(`${url('order-api')}/orders/${id}`)).json()) as {
+          status?: string;
+        };
+        if (order.status !== status) return undefined;
+      }
+      return true;
+    },
+    { timeoutMs, intervalMs: 250, description: `${ids.length} order(s) to be ${status}` },
+  );
+  console.log(`${ids.length} order(s) ${status}`);
+}
+
+async function waitPublished(args: string[]): Promise<void> {
+  const [database = 'orders', eventId = ''] = args;
+  const publishedAt = await pollUntil(
+    () =>
+      withClient(database, async (client) => {
+        const { rows } = await client.query<{ published_at: Date | null }>(
+          'SELECT published_at FROM outbox_event WHERE event_id = $1',
+          [eventId],
+        );
+        return rows[0]?.published_at ?? undefined;
+      }),
+    { timeoutMs, intervalMs: 250, description: `outbox row ${eventId} to be published` },
+  );
+  console.log(`event ${eventId} marked published at ${publishedAt.toISOString()}`);
+}
+
+async function sql(args: string[]): Promise<void> {
+  const [database = 'orders', query = 'SELECT 1'] = args;
+  const rows = await withClient(database, async (client) => (await client.query(query)).rows);
+  console.table(rows);
+}
+
+async function firstValue(args: string[]): Promise<void> {
+  const [database = 'orders', query = 'SELECT 1'] = args;
+  // Waits while the query finds nothing (a row the system has not written yet); a query
+  // that fails fails at once.
+  const outcome = await pollUntil(
+    () =>
+      withClient(database, async (client) => {
+        const { rows } = await client.query({ text: query, rowMode: 'array' });
+        const first: unknown = (rows[0] as unknown[] | undefined)?.[0];
+        return first ?? undefined;
+      }).then(
+        (value) => (value === undefined ? undefined : { value }),
+        (error: unknown) => ({ error }),
+      ),
+    { timeoutMs, intervalMs: 250, description: `a row from: ${query}` },
+  );
+  if ('error' in outcome) throw outcome.error;
+  const { value } = outcome;
+  console.log(value instanceof Date ? value.toISOString() : String(value));
+}
+
+/** Where each event id sits on the topic, as `partition/offset`, in the order read. */
+function offsetsByEventId(messages: TopicMessage[]): Map<string, string[]> {
+  const offsets = new Map<string, string[]>();
+  for (const message of messages) {
+    const seen = offsets.get(message.eventId) ?? [];
+    seen.push(`${message.partition}/${message.offset}`);
+    offsets.set(message.eventId, seen);
+  }
+  return offsets;
+}
+
+/** `event <id> delivered <n>x`, with where each copy sits when there is one. */
+function deliveredLine(offsets: Map<string, string[]>, eventId: string): string {
+  const at = offsets.get(eventId) ?? [];
+  return (
+    `event ${eventId} delivered ${at.length}x` +
+    (at.length > 0 ? ` (partition/offset ${at.join(', ')})` : '')
+  );
+}
+
+/** For several given events: the ones not delivered exactly once, and how many repeat. */
+function reportGivenEvents(offsets: Map<string, string[]>, topic: string, only: string[]): void {
+  const times = (eventId: string) => offsets.get(eventId)?.length ?? 0;
+  for (const eventId of only.filter((id) => times(id) !== 1))
+    console.log(`  ${deliveredLine(offsets, eventId)}`);
+  const repeated = only.filter((id) => times(id) > 1).length;
+  const missing = only.filter((id) => times(id) === 0).length;
+  console.log(
+    `${repeated} of ${only.length} events delivered more than once` +
+      (missing > 0 ? `, ${missing} not on ${topic}` : ''),
+  );
+}
+
+/** Every event on the topic more than once, and how many there are. */
+function reportAllDuplicates(offsets: Map<string, string[]>): void {
+  const repeated = [...offsets].filter(([, at]) => at.length > 1);
+  for (const [eventId, at] of repeated)
+    console.log(`  event ${eventId} delivered ${at.length}x (partition/offset ${at.join(', ')})`);
+  console.log(`${repeated.length} duplicated event(s)`);
+}
+
+async function duplicates(args: string[]): Promise<void> {
+  const [topic = 'order.events', ...only] = args;
+  const messages = await readWholeTopic(stack.kafkaBrokers, topic);
+  const offsets = offsetsByEventId(messages);
+  console.log(`${messages.length} messages, ${offsets.size} distinct events on ${topic}`);
+  // The learner's own events: earlier exercises may have left other duplicates behind.
+  if (only.length === 1) console.log(deliveredLine(offsets, only[0] ?? ''));
+  else if (only.length > 1) reportGivenEvents(offsets, topic, only);
+  else reportAllDuplicates(offsets);
+}
+
+function outbox(args: string[]): void {
+  const [database = '', ...command] = args;
+  if (database !== 'orders' && database !== 'payments')
+    throw new Error(`wk outbox needs the database first: orders or payments, not "${database}"`);
+  // The same program an operator runs (`outbox …`), pointed at this stack.
+  const cli = `${findRepoRoot()}/packages/outbox/src/cli/outbox.ts`;
+  const connectUrl = stack.state.components['connect']?.endpoints['url'];
+  const run = spawnSync(process.execPath, [cli, ...command], {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      DATABASE_URL: stack.postgresUrl(database),
+      KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+      ...(connectUrl === undefined ? {} : { CONNECT_URL: connectUrl }),
+    },
+  });
+  process.exitCode = run.status ?? 1;
+}
+
+async function produce(args: string[]): Promise<void> {
+  const [topic = '', key = '', value = ''] = args;
+  const producer = silentKafka('wk').producer();
+  await producer.connect();
+  try {
+    const [sent] = await producer.send({ topic, messages: [{ key, value }] });
+    console.log(`sent to ${topic} partition ${sent?.partition} offset ${sent?.baseOffset}`);
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+async function naiveAfterCommit(args: string[]): Promise<void> {
+  await stack.createDatabase('naive');
+  await withClient('naive', (client) => client.query(naiveSchema));
+  const pool = new pg.Pool({ connectionString: stack.postgresUrl('naive'), max: 1 });
+  // Few retries: an after-commit hook does not wait long, the HTTP caller has its answer.
+  const producer = silentKafka('naive', {
+    retries: 1,
+    initialRetryTime: 100,
+    maxRetryTime: 300,
+  }).producer();
+  await producer.connect().catch(() => console.log('  (producer could not connect)'));
+  let failed = 0;
+  for (let n = 0; n < Number(args[0] ?? 5); n++) {
+    const id = await createOrderSendingAfterCommit({ pool, producer }, 1000 + n, () => {
+      failed++;
+    });
+    console.log(`  naive order ${id} committed`);
+  }
+  console.log(`${failed} send(s) failed after commit: the orders exist, their events do not`);
+  await producer.disconnect().catch(() => undefined);
+  await pool.end();
+}
+
+async function naiveReport(args: string[]): Promise<void> {
+  // The given ids (this run's), or every naive order there is.
+  const ids =
+    args.length > 0
+      ? args
+      : await withClient('naive', async (client) =>
+          (await client.query<{ id: string }>('SELECT id FROM naive_order')).rows.map(
+            (row) => row.id,
+          ),
+        );
+  // No naive send ever succeeded on a fresh stack, so the topic may not exist yet.
+  const admin = silentKafka('wk').admin();
+  await admin.connect();
+  await admin
+    .createTopics({ topics: [{ topic: naiveTopic, numPartitions: 1 }], waitForLeaders: true })
+    .finally(() => admin.disconnect());
+  const keys = new Set(
+    (await readWholeTopic(stack.kafkaBrokers, naiveTopic)).map((message) => message.key),
+  );
+  const lost = ids.filter((id) => !keys.has(id));
+  console.log(`naive: ${ids.length} orders committed, ${lost.length} without an event (lost)`);
+}
+
+/** Each `./wk` command, as the comment at the top lists them. */
+const commands = new Map<string, (args: string[]) => void | Promise<void>>([
+  ['url', (args) => console.log(url(args[0] ?? ''))],
+  ['brokers', () => console.log(stack.kafkaBrokers.join(','))],
+  ['db-url', (args) => console.log(stack.postgresUrl(args[0] ?? 'orders'))],
+  ['metric', async (args) => console.log(await metric(args[0] ?? '', args[1] ?? ''))],
+  ['wait-metric', waitMetric],
+  ['orders', orders],
+  ['wait-orders', waitOrders],
+  ['wait-published', waitPublished],
+  ['sql', sql],
+  ['value', firstValue],
+  ['duplicates', duplicates],
+  ['outbox', outbox],
+  ['produce', produce],
+  ['naive-after-commit', naiveAfterCommit],
+  ['naive-report', naiveReport],
+]);
+
+async function main([command, ...args]: string[]): Promise<void> {
+  const run = command === undefined ? undefined : commands.get(command);
+  if (run === undefined)
+    throw new Error(`unknown command "${command ?? ''}"; see the comment at the top of wk.ts`);
+  await run(args);
 }
 
 try {
