@@ -2,7 +2,7 @@ import type { AnchoredEdit } from '../anchored-edits.ts';
 
 export const noHeadOfKey: readonly AnchoredEdit[] = [
   {
-    in: 'claimBatch',
+    in: 'claimHeads',
     find: [
       '        AND NOT EXISTS (',
       '          SELECT 1 FROM outbox_event older',

@@ -127,7 +127,30 @@ export async function claimBatch(
   trx: Kysely<OutboxTables>,
   options: ClaimOptions,
 ): Promise<ClaimedBatch> {
-  const heads = await sql<Sized<ClaimedEvent & { has_followers: boolean }>>`
+  const heads = await claimHeads(trx, options);
+  // The sizing columns ride along on the rows; nothing reads them past this function.
+  const headRows: ClaimedEvent[] = heads.rows;
+  const lastHead = heads.rows[heads.rows.length - 1];
+  if (lastHead === undefined) return { events: [], full: false };
+  const headsCut = headRows.length < Number(lastHead.locked_rows);
+  const room = options.batchSize - headRows.length;
+  const budget = options.maxBatchBytes - Number(lastHead.upto);
+  if (headsCut || room <= 0 || budget <= 0) return { events: headRows, full: true };
+  // No head has a later unpublished row of its key (as the heads' snapshot saw it): nothing to
+  // follow. A follower committed since waits for the next claim, as one committed later would.
+  if (!heads.rows.some((row) => row.has_followers)) return { events: headRows, full: false };
+
+  const followers = await claimFollowers(trx, headRows, room, budget);
+  const fetched = headRows.length + followers.fetched;
+  return {
+    events: [...headRows, ...followers.rows].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)),
+    full: followers.cut || fetched >= options.batchSize,
+  };
+}
+
+/** Step 1: the heads of keys, locked, within the batch's size and bytes. */
+async function claimHeads(trx: Kysely<OutboxTables>, options: ClaimOptions) {
+  return sql<Sized<ClaimedEvent & { has_followers: boolean }>>`
     WITH candidate AS (
       SELECT c.id FROM outbox_event c
       WHERE c.published_at IS NULL
@@ -170,18 +193,19 @@ export async function claimBatch(
         ) ELSE false END AS has_followers`,
     )}
   `.execute(trx);
-  // The sizing columns ride along on the rows; nothing reads them past this function.
-  const headRows: ClaimedEvent[] = heads.rows;
-  const lastHead = heads.rows[heads.rows.length - 1];
-  if (lastHead === undefined) return { events: [], full: false };
-  const headsCut = headRows.length < Number(lastHead.locked_rows);
-  const room = options.batchSize - headRows.length;
-  const budget = options.maxBatchBytes - Number(lastHead.upto);
-  if (headsCut || room <= 0 || budget <= 0) return { events: headRows, full: true };
-  // No head has a later unpublished row of its key (as the heads' snapshot saw it): nothing to
-  // follow. A follower committed since waits for the next claim, as one committed later would.
-  if (!heads.rows.some((row) => row.has_followers)) return { events: headRows, full: false };
+}
 
+/**
+ * Step 2: later rows of the heads' keys, oldest first, each key cut at its first row that
+ * does not pass the fence or is FAILED, or that is older than its head (it became visible
+ * after the head was chosen).
+ */
+async function claimFollowers(
+  trx: Kysely<OutboxTables>,
+  headRows: readonly ClaimedEvent[],
+  room: number,
+  budget: number,
+): Promise<{ rows: ClaimedEvent[]; fetched: number; cut: boolean }> {
   const headOf = new Map(headRows.map((row) => [row.partition_key, BigInt(row.id)]));
   // No SKIP LOCKED: nobody else can hold these rows while we hold their key's head, and a
   // skipped row in the middle of a key would break its order (lock_timeout bounds the wait).
@@ -200,11 +224,10 @@ export async function claimBatch(
     ${withinBudget(sql`${budget}`, false)}
   `.execute(trx);
   const lastFollower = followers.rows[followers.rows.length - 1];
-  const followersCut =
+  const cut =
     lastFollower === undefined ? false : followers.rows.length < Number(lastFollower.locked_rows);
-  const fetched = headRows.length + followers.rows.length;
   const blocked = new Set<string>();
-  const batch: ClaimedEvent[] = [...headRows];
+  const rows: ClaimedEvent[] = [];
   for (const { held_back: heldBack, ...row } of followers.rows) {
     const head = headOf.get(row.partition_key);
     // Rows come in id order, so once a key is blocked all its later rows are skipped too.
@@ -215,10 +238,7 @@ export async function claimBatch(
       blocked.add(row.partition_key);
       continue;
     }
-    batch.push(row);
+    rows.push(row);
   }
-  return {
-    events: batch.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)),
-    full: followersCut || fetched >= options.batchSize,
-  };
+  return { rows, fetched: followers.rows.length, cut };
 }
