@@ -94,15 +94,15 @@ async function prepare(ctx: BenchContext, index: number) {
 }
 
 /**
- * Starts every role of both services as its own process, as `pnpm dev` runs them (the guide's
- * variant swaps the relays and the processor for the guide's), on fresh databases and topics.
+ * The variant's role processes, the order api first: one per role, or with `processes: 'service'`
+ * one per service; the guide's variant starts only the api and the consumers.
  */
-export async function startCapacitySystem(
+function startRoles(
   ctx: BenchContext,
   variant: CapacityVariant,
   index: number,
-): Promise<CapacitySystem> {
-  const { ordersUrl, paymentsUrl } = await prepare(ctx, index);
+  urls: { ordersUrl: string; paymentsUrl: string },
+): Promise<RoleHandle[]> {
   /** `roles` run in one process, named `<service>-<label>` (its CPU group in the tables). */
   const role = (
     service: typeof orderService | typeof paymentService,
@@ -113,17 +113,15 @@ export async function startCapacitySystem(
       component: `b7-${index}-${service.componentPrefix}-${label}`,
       service,
       role: roles,
-      databaseUrl: service === orderService ? ordersUrl : paymentsUrl,
+      databaseUrl: service === orderService ? urls.ordersUrl : urls.paymentsUrl,
       settings: {
         PAYMENT_LATENCY_MS: String(variant.providerMs),
         KAFKA_CLIENT: variant.kafkaClient ?? 'kafkajs',
         ...variant.settings,
       },
     });
-  const orders = benchDb<OutboxTables>(ordersUrl);
-  const payments = benchDb<OutboxTables>(paymentsUrl);
   const perService = variant.design === 'library' && variant.processes === 'service';
-  const roles = await Promise.all(
+  return Promise.all(
     perService
       ? [
           role(orderService, 'api,relay,consumer', 'service'),
@@ -142,6 +140,21 @@ export async function startCapacitySystem(
             : []),
         ],
   );
+}
+
+/**
+ * Starts every role of both services as its own process, as `pnpm dev` runs them (the guide's
+ * variant swaps the relays and the processor for the guide's), on fresh databases and topics.
+ */
+export async function startCapacitySystem(
+  ctx: BenchContext,
+  variant: CapacityVariant,
+  index: number,
+): Promise<CapacitySystem> {
+  const { ordersUrl, paymentsUrl } = await prepare(ctx, index);
+  const orders = benchDb<OutboxTables>(ordersUrl);
+  const payments = benchDb<OutboxTables>(paymentsUrl);
+  const roles = await startRoles(ctx, variant, index, { ordersUrl, paymentsUrl });
   const guide =
     variant.design === 'guide'
       ? await startGuideParts(ctx, variant, { orders, payments }, paymentsUrl)

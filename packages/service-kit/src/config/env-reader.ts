@@ -48,13 +48,7 @@ export function createEnvReader(env: NodeJS.ProcessEnv): EnvReader {
     integer(name, rule = {}) {
       const value = raw(name);
       if (value === undefined) return required(name, rule.default);
-      const min = rule.min ?? Number.MIN_SAFE_INTEGER;
-      const max = rule.max ?? Number.MAX_SAFE_INTEGER;
-      const parsed = Number(value);
-      if (!/^-?\d+$/.test(value) || parsed < min || parsed > max) {
-        throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
-      }
-      return parsed;
+      return parseInteger(name, value, rule);
     },
     optionalInteger(name, rule = {}) {
       return raw(name) === undefined ? undefined : this.integer(name, rule);
@@ -71,15 +65,7 @@ export function createEnvReader(env: NodeJS.ProcessEnv): EnvReader {
     },
     url(name, protocols, fallback) {
       const value = raw(name) ?? required(name, fallback);
-      let parsed: URL;
-      try {
-        parsed = new URL(value);
-      } catch {
-        throw new ConfigError(name, 'must be a URL');
-      }
-      if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
-        throw new ConfigError(name, `must be a ${protocols.join(' or ')} URL`);
-      }
+      checkUrl(name, value, protocols);
       return value;
     },
     optionalUrl(name, protocols) {
@@ -95,4 +81,28 @@ export function createEnvReader(env: NodeJS.ProcessEnv): EnvReader {
       return found;
     },
   };
+}
+
+/** `value` of variable `name` as an integer within the rule's bounds (any safe integer if none). */
+function parseInteger(name: string, value: string, rule: IntegerRule): number {
+  const min = rule.min ?? Number.MIN_SAFE_INTEGER;
+  const max = rule.max ?? Number.MAX_SAFE_INTEGER;
+  const parsed = Number(value);
+  if (!/^-?\d+$/.test(value) || parsed < min || parsed > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
+  }
+  return parsed;
+}
+
+/** Throws unless `value` of variable `name` is a URL with one of the `protocols`. */
+function checkUrl(name: string, value: string, protocols: readonly string[]): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+    throw new ConfigError(name, `must be a ${protocols.join(' or ')} URL`);
+  }
 }

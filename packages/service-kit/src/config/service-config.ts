@@ -116,19 +116,24 @@ export function readServiceConfig(
       min: 1000,
       max: 3_600_000,
     }),
-    relay: Object.freeze({
-      batchSize: read.integer('RELAY_BATCH_SIZE', { default: 200, min: 1, max: 10_000 }),
-      pollIntervalMs: read.integer('RELAY_POLL_INTERVAL_MS', {
-        default: 500,
-        min: 10,
-        max: 60_000,
-      }),
-      notify: read.oneOf('RELAY_NOTIFY', ['true', 'false'], 'true') === 'true',
-      ...readRelayMode(read),
-    }),
+    relay: readRelayConfig(read),
     retention: readRetentionConfig(read),
     otlpEndpoint: read.optionalUrl('OTEL_EXPORTER_OTLP_ENDPOINT', ['http', 'https']),
   };
+}
+
+/** The outbox relay's settings (`RELAY_*`, and CONNECT_URL in CDC mode). */
+function readRelayConfig(read: EnvReader): ServiceConfig['relay'] {
+  return Object.freeze({
+    batchSize: read.integer('RELAY_BATCH_SIZE', { default: 200, min: 1, max: 10_000 }),
+    pollIntervalMs: read.integer('RELAY_POLL_INTERVAL_MS', {
+      default: 500,
+      min: 10,
+      max: 60_000,
+    }),
+    notify: read.oneOf('RELAY_NOTIFY', ['true', 'false'], 'true') === 'true',
+    ...readRelayMode(read),
+  });
 }
 
 /** RELAY_MODE, and CONNECT_URL, read whatever the mode (so it is listed) and required by `cdc`. */

@@ -48,6 +48,58 @@ export interface KafkaLog {
  */
 export function quietKafkaLog(logger: Logger, now: () => number = Date.now): KafkaLog {
   const log = logger.child({ component: 'kafkajs' });
+  const outages = trackOutages(log, now);
+
+  const logCreator: logCreator =
+    () =>
+    ({ level, namespace, log: entry }: LogEntry) => {
+      const { message, ...extra } = entry;
+      if (message === limitedRetriesWarning) return;
+      const fields = { namespace, ...extra };
+      const text = `${message} ${typeof extra['error'] === 'string' ? extra['error'] : ''}`;
+      const isFailure = level <= logLevel.WARN;
+      if (isFailure && unreachable.test(text)) {
+        const broker =
+          typeof extra['broker'] === 'string' ? extra['broker'] : brokerInText.exec(text)?.[1];
+        outages.failed(broker, fields, message);
+        return;
+      }
+      if (isFailure && outages.open() && retryNotice.test(message)) {
+        outages.failed(undefined, fields, message);
+        return;
+      }
+      log[methods[level]](fields, message);
+    };
+
+  // kafkajs's own factory, plus the moment a connection opens. The services connect without
+  // TLS (createKafka takes no ssl option).
+  const socketFactory: ISocketFactory = ({ host, port, onConnect }) => {
+    const socket = net.connect({ host, port }, () => {
+      outages.connected(`${host}:${port}`);
+      onConnect();
+    });
+    socket.setKeepAlive(true, 60_000);
+    return socket;
+  };
+
+  return { logCreator, socketFactory };
+}
+
+/** The brokers kafkajs cannot reach at the moment, fed by its log and its connections. */
+interface Outages {
+  /** A failed attempt to reach `broker`, or (undefined) a retry notice that names none. */
+  failed(broker: string | undefined, fields: object, message: string): void;
+  /** A connection to `broker` opened. */
+  connected(broker: string): void;
+  /** Some outage is open. */
+  open(): boolean;
+}
+
+/**
+ * Logs one warning when a broker stops answering, each further failed attempt at debug, and one
+ * info line, with the attempts and the outage's length, when a connection to it opens again.
+ */
+function trackOutages(log: Logger, now: () => number): Outages {
   const outages = new Map<string, Outage>();
 
   const failed = (broker: string | undefined, fields: object, message: string): void => {
@@ -79,37 +131,5 @@ export function quietKafkaLog(logger: Logger, now: () => number = Date.now): Kaf
     }
   };
 
-  const logCreator: logCreator =
-    () =>
-    ({ level, namespace, log: entry }: LogEntry) => {
-      const { message, ...extra } = entry;
-      if (message === limitedRetriesWarning) return;
-      const fields = { namespace, ...extra };
-      const text = `${message} ${typeof extra['error'] === 'string' ? extra['error'] : ''}`;
-      const isFailure = level <= logLevel.WARN;
-      if (isFailure && unreachable.test(text)) {
-        const broker =
-          typeof extra['broker'] === 'string' ? extra['broker'] : brokerInText.exec(text)?.[1];
-        failed(broker, fields, message);
-        return;
-      }
-      if (isFailure && outages.size > 0 && retryNotice.test(message)) {
-        failed(undefined, fields, message);
-        return;
-      }
-      log[methods[level]](fields, message);
-    };
-
-  // kafkajs's own factory, plus the moment a connection opens. The services connect without
-  // TLS (createKafka takes no ssl option).
-  const socketFactory: ISocketFactory = ({ host, port, onConnect }) => {
-    const socket = net.connect({ host, port }, () => {
-      connected(`${host}:${port}`);
-      onConnect();
-    });
-    socket.setKeepAlive(true, 60_000);
-    return socket;
-  };
-
-  return { logCreator, socketFactory };
+  return { failed, connected, open: () => outages.size > 0 };
 }

@@ -45,28 +45,8 @@ export async function startServiceProcess<DB extends OutboxTables>(options: {
   httpHooks?: HttpHooks | undefined;
 }): Promise<RunningService> {
   const { config, logger, api } = options;
-  const db = createDatabase<DB>({
-    url: config.databaseUrl,
-    poolSize: config.databasePoolSize,
-    prepareStatements: config.databasePrepareStatements,
-    logger,
-  });
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const metrics = createOutboxMetrics(registry, db, {
-    stallAfterMs: config.stallAfterMs,
-    outboxPublishedBy: config.relay.mode === 'cdc' ? 'cdc' : 'relay',
-  });
-  const kafka = options.needsKafka
-    ? await createKafka({
-        clientId: config.kafkaClientId,
-        brokers: config.kafkaBrokers,
-        logger,
-        client: config.kafkaClient,
-        onRequest: createKafkaRequestsMetric(registry),
-      })
-    : undefined;
-  const context: ServiceContext<DB> = { db, kafka, registry, metrics };
+  const context = await createServiceContext<DB>(config, logger, options.needsKafka);
+  const { db, registry, metrics } = context;
   let url: string | undefined;
 
   const running = await startInOrder([
@@ -77,13 +57,7 @@ export async function startServiceProcess<DB extends OutboxTables>(options: {
           async () => {
             const app = api(context);
             const beforeReply = options.httpHooks?.beforeReply;
-            if (beforeReply !== undefined) {
-              app.addHook('onSend', async (request, reply, payload) => {
-                const route = request.routeOptions.url ?? request.url;
-                await beforeReply({ method: request.method, route, statusCode: reply.statusCode });
-                return payload;
-              });
-            }
+            if (beforeReply !== undefined) callBeforeEachReply(app, beforeReply);
             url = await app.listen({ host: config.host, port: config.port });
             return { stop: () => app.close() };
           },
@@ -105,4 +79,46 @@ export async function startServiceProcess<DB extends OutboxTables>(options: {
       : []),
   ]);
   return { stop: running.stop, url };
+}
+
+/** The pool, the metrics registry with the outbox's metrics, and the Kafka client when needed. */
+async function createServiceContext<DB extends OutboxTables>(
+  config: ServiceConfig,
+  logger: Logger,
+  needsKafka: boolean,
+): Promise<ServiceContext<DB>> {
+  const db = createDatabase<DB>({
+    url: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    prepareStatements: config.databasePrepareStatements,
+    logger,
+  });
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const metrics = createOutboxMetrics(registry, db, {
+    stallAfterMs: config.stallAfterMs,
+    outboxPublishedBy: config.relay.mode === 'cdc' ? 'cdc' : 'relay',
+  });
+  const kafka = needsKafka
+    ? await createKafka({
+        clientId: config.kafkaClientId,
+        brokers: config.kafkaBrokers,
+        logger,
+        client: config.kafkaClient,
+        onRequest: createKafkaRequestsMetric(registry),
+      })
+    : undefined;
+  return { db, kafka, registry, metrics };
+}
+
+/** Has each reply wait for the harness's `beforeReply`, told the request's route and status. */
+function callBeforeEachReply(
+  app: FastifyInstance,
+  beforeReply: NonNullable<HttpHooks['beforeReply']>,
+): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const route = request.routeOptions.url ?? request.url;
+    await beforeReply({ method: request.method, route, statusCode: reply.statusCode });
+    return payload;
+  });
 }

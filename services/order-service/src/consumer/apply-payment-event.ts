@@ -103,24 +103,59 @@ export async function applyPaymentEvents(
   });
   if (steps.length === 0) return;
   const orderIds = [...new Set(steps.map((step) => step.orderId))].sort();
+  const locked = await lockOrders(trx, orderIds);
+  const { updates, history } = foldSteps(locked, steps, logger);
+  if (updates.length > 0) await updatePaymentColumns(trx, updates);
+  if (history.length > 0) await trx.insertInto('order_history').values(history).execute();
+}
+
+/** An order's row as {@link applyPaymentEvents} locks and changes it. */
+type LockedOrder = Pick<OrderRow, 'id'> & PaymentColumns;
+
+/** A parsed payment result with the event it came from. */
+interface Step {
+  readonly event: ReceivedEvent;
+  readonly orderId: string;
+  readonly change: OrderChange;
+}
+
+/** One row of `order_history`, as {@link applyPaymentEvents} inserts it. */
+interface HistoryStep {
+  order_id: string;
+  event_id: string;
+  event_type: string;
+  status: OrderStatus;
+  payment_status: OrderRow['payment_status'];
+}
+
+/** Locks the orders' rows (FOR UPDATE) and reads their payment columns. */
+function lockOrders(
+  trx: Transaction<OrderDatabase>,
+  orderIds: readonly string[],
+): Promise<LockedOrder[]> {
   // Locked in one order (by id): the locks order these updates with a concurrent cancel, and
   // two transactions locking several orders never wait on each other in a cycle.
-  const locked = await trx
+  return trx
     .selectFrom('orders')
     .select(['id', 'status', 'payment_status', 'payment_id', 'failure_reason'])
     .where('id', 'in', orderIds)
     .orderBy('id')
     .forUpdate()
     .execute();
+}
+
+/**
+ * Applies the steps, in order, to the locked orders in memory: the orders that changed, as they
+ * end, and one history step per event whose order exists (each logged as applied).
+ */
+function foldSteps(
+  locked: readonly LockedOrder[],
+  steps: readonly Step[],
+  logger: Logger | undefined,
+): { updates: LockedOrder[]; history: HistoryStep[] } {
   const orders = new Map(locked.map((order) => [order.id, order]));
   const changed = new Set<string>();
-  const history: {
-    order_id: string;
-    event_id: string;
-    event_type: string;
-    status: OrderStatus;
-    payment_status: OrderRow['payment_status'];
-  }[] = [];
+  const history: HistoryStep[] = [];
   for (const step of steps) {
     const order = orders.get(step.orderId);
     if (!order) continue;
@@ -141,22 +176,27 @@ export async function applyPaymentEvents(
     logApplied(logger, step.event, order.id, after.status);
   }
   const updates = [...changed].map((id) => orders.get(id)).filter((order) => order !== undefined);
-  if (updates.length > 0) {
-    const column = <T>(pick: (order: (typeof updates)[number]) => T): T[] => updates.map(pick);
-    await sql`
-      UPDATE orders AS o SET status = c.status, payment_status = c.payment_status,
-        payment_id = c.payment_id, failure_reason = c.failure_reason, updated_at = ${new Date()}
-      FROM unnest(
-        ${column((o) => o.id)}::uuid[],
-        ${column((o) => o.status)}::text[],
-        ${column((o) => o.payment_status)}::text[],
-        ${column((o) => o.payment_id)}::uuid[],
-        ${column((o) => o.failure_reason)}::text[]
-      ) AS c(id, status, payment_status, payment_id, failure_reason)
-      WHERE o.id = c.id
-    `.execute(trx);
-  }
-  if (history.length > 0) await trx.insertInto('order_history').values(history).execute();
+  return { updates, history };
+}
+
+/** Writes the payment columns of the given orders in one UPDATE. */
+async function updatePaymentColumns(
+  trx: Transaction<OrderDatabase>,
+  updates: readonly LockedOrder[],
+): Promise<void> {
+  const column = <T>(pick: (order: LockedOrder) => T): T[] => updates.map(pick);
+  await sql`
+    UPDATE orders AS o SET status = c.status, payment_status = c.payment_status,
+      payment_id = c.payment_id, failure_reason = c.failure_reason, updated_at = ${new Date()}
+    FROM unnest(
+      ${column((o) => o.id)}::uuid[],
+      ${column((o) => o.status)}::text[],
+      ${column((o) => o.payment_status)}::text[],
+      ${column((o) => o.payment_id)}::uuid[],
+      ${column((o) => o.failure_reason)}::text[]
+    ) AS c(id, status, payment_status, payment_id, failure_reason)
+    WHERE o.id = c.id
+  `.execute(trx);
 }
 
 /** The last hop of the order's trace: the id the POST /orders request started. */
