@@ -181,29 +181,8 @@ async function writeAttempts<DB extends OutboxTables>(
   typedTrx: Transaction<DB>,
   attempts: readonly Attempt<DB>[],
 ): Promise<void> {
-  const { options } = deps;
   const trx = outboxTrx(typedTrx);
-  // Locks the rows still this claim's and bounds the session. It waits for a lock rather than
-  // skipping: a concurrent claim statement that read a row before our claim committed locks it
-  // for a moment while rechecking it (READ COMMITTED), and skipping then would drop a healthy
-  // attempt until its lease ended. Nothing holds the lock longer: a claim never takes a row
-  // that is locked.
-  // It also announces the transaction as an outbox writer (writer lock, then xid), so that
-  // handlers' `enqueue`s send no statement of their own for it: the transaction holds an xid
-  // from this statement on anyway (its row locks). The fence waits for the transaction from
-  // here to its commit, which the short write transaction allows.
-  const locked = await sql<{ event_id: string; pid: number }>`
-    SELECT i.event_id, pg_backend_pid() AS pid, ${ANNOUNCE_WRITER},
-      set_config('statement_timeout', ${`${options.statementTimeoutMs}ms`}, true),
-      set_config('idle_in_transaction_session_timeout', ${`${options.statementTimeoutMs}ms`}, true)
-    FROM inbox_event i
-    JOIN unnest(${attempts.map((a) => a.row.event_id)}::uuid[],
-        ${attempts.map((a) => a.row.attempts)}::int[]) AS mine(event_id, attempts)
-      ON mine.event_id = i.event_id AND mine.attempts = i.attempts
-    WHERE NOT i.processed AND i.dead_at IS NULL
-    ORDER BY i.event_id
-    FOR UPDATE OF i
-  `.execute(trx);
+  const locked = await lockOurRows(trx, deps.options, attempts);
   const ours = new Set(locked.rows.map((row) => row.event_id));
   const pid = locked.rows[0]?.pid;
   const announced = typedTrx.withPlugin(new AnnouncedWriter());
@@ -220,19 +199,18 @@ async function writeAttempts<DB extends OutboxTables>(
       } catch (error) {
         if (!(error instanceof HandlerFailed)) throw error;
         await sql`ROLLBACK TO SAVEPOINT inbox_row`.execute(trx);
-        attempt.outcome = failure(options, attempt.row, error.cause);
+        attempt.outcome = failure(deps.options, attempt.row, error.cause);
       }
     }
-    await recordFailure(trx, options, attempt.row, attempt.outcome);
+    await recordFailure(trx, deps.options, attempt.row, attempt.outcome);
   };
   for (const attempt of attempts) {
     if (!ours.has(attempt.row.event_id) || pid === undefined) {
       attempt.outcome = { kind: 'lost' };
       continue;
     }
-    const { handler } = attempt;
-    if (attempt.outcome === undefined && isBatchHandler(handler)) {
-      batches.set(handler, [...(batches.get(handler) ?? []), attempt]);
+    if (attempt.outcome === undefined && isBatchHandler(attempt.handler)) {
+      batches.set(attempt.handler, [...(batches.get(attempt.handler) ?? []), attempt]);
       continue;
     }
     await writeAlone(attempt, () => rowWork(deps, attempt));
@@ -256,6 +234,15 @@ async function writeAttempts<DB extends OutboxTables>(
     }
     for (const attempt of batch) await writeAlone(attempt, () => batchWork(handler, [attempt]));
   }
+  await markProcessed(deps, trx, done);
+}
+
+/** The `processed` mark of the rows whose writes stand, in one statement. */
+async function markProcessed<DB extends OutboxTables>(
+  deps: ClaimedRowsDeps<DB>,
+  trx: Transaction<OutboxTables>,
+  done: readonly Attempt<DB>[],
+): Promise<void> {
   for (const attempt of done) {
     await deps.hooks?.beforeMarkProcessed?.({
       eventId: attempt.row.event_id,
@@ -392,4 +379,33 @@ function toInboxEvent(row: InboxRow): InboxEvent {
 function describeError(error: unknown): string {
   const text = error instanceof Error ? `${describe(error)}` : String(error);
   return text.slice(0, 2000);
+}
+
+/** Locks the rows still this claim's; see the comment in it for why it waits. */
+async function lockOurRows<DB extends OutboxTables>(
+  trx: Transaction<OutboxTables>,
+  options: InboxProcessorOptions,
+  attempts: readonly Attempt<DB>[],
+) {
+  // Locks the rows still this claim's and bounds the session. It waits for a lock rather than
+  // skipping: a concurrent claim statement that read a row before our claim committed locks it
+  // for a moment while rechecking it (READ COMMITTED), and skipping then would drop a healthy
+  // attempt until its lease ended. Nothing holds the lock longer: a claim never takes a row
+  // that is locked.
+  // It also announces the transaction as an outbox writer (writer lock, then xid), so that
+  // handlers' `enqueue`s send no statement of their own for it: the transaction holds an xid
+  // from this statement on anyway (its row locks). The fence waits for the transaction from
+  // here to its commit, which the short write transaction allows.
+  return sql<{ event_id: string; pid: number }>`
+    SELECT i.event_id, pg_backend_pid() AS pid, ${ANNOUNCE_WRITER},
+      set_config('statement_timeout', ${`${options.statementTimeoutMs}ms`}, true),
+      set_config('idle_in_transaction_session_timeout', ${`${options.statementTimeoutMs}ms`}, true)
+    FROM inbox_event i
+    JOIN unnest(${attempts.map((a) => a.row.event_id)}::uuid[],
+        ${attempts.map((a) => a.row.attempts)}::int[]) AS mine(event_id, attempts)
+      ON mine.event_id = i.event_id AND mine.attempts = i.attempts
+    WHERE NOT i.processed AND i.dead_at IS NULL
+    ORDER BY i.event_id
+    FOR UPDATE OF i
+  `.execute(trx);
 }
