@@ -116,6 +116,22 @@ function applyMutation(mutation: Mutation, root: string, copy: string): string |
     : (applied.stderr.trim().split('\n')[0] ?? 'git apply failed');
 }
 
+/** The environment of the mutated copy's tests: `servers` instead of their own, Kafka's jars. */
+function testEnvironment(root: string, servers: Stack): NodeJS.ProcessEnv {
+  const kafkaLibs = path.join(root, 'infra', 'kafka', 'target');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...(existsSync(path.join(kafkaLibs, 'libs')) ? { KAFKA_HOME: kafkaLibs } : {}),
+    // The tests' global set-ups take these servers as external ones instead of starting
+    // their own (infra's and the e2e suite's alike).
+    STACK_PROVIDER: 'external',
+    STACK_POSTGRES_URL: servers.postgresUrl(),
+    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
+  };
+  delete env['DATABASE_URL'];
+  return env;
+}
+
 /**
  * Copies the working tree, applies the mutation, installs the packages offline and
  * runs the tests that must catch it. Never touches the working tree itself.
@@ -147,17 +163,7 @@ export async function runMutation(
     if (installed.status !== 0) throw new Error(`pnpm install failed: ${installed.stderr}`);
     const pkg = packageOf(mutation);
     const jsonFile = path.join(copy, 'mutation-result.json');
-    const kafkaLibs = path.join(root, 'infra', 'kafka', 'target');
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ...(existsSync(path.join(kafkaLibs, 'libs')) ? { KAFKA_HOME: kafkaLibs } : {}),
-      // The tests' global set-ups take these servers as external ones instead of starting
-      // their own (infra's and the e2e suite's alike).
-      STACK_PROVIDER: 'external',
-      STACK_POSTGRES_URL: options.servers.postgresUrl(),
-      KAFKA_BROKERS: options.servers.kafkaBrokers.join(','),
-    };
-    delete env['DATABASE_URL'];
+    const env = testEnvironment(root, options.servers);
     run(
       path.join(copy, pkg, 'node_modules', '.bin', 'vitest'),
       [

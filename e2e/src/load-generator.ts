@@ -115,103 +115,147 @@ function orderIdOf(body: unknown): string {
   throw new Error(`201 without an order id: ${JSON.stringify(body)}`);
 }
 
-/**
- * Creates orders over HTTP at a steady rate while faults are injected. A request that fails
- * on the network is retried with the same Idempotency-Key until it gets an answer, so every
- * order ends either accepted (201) or refused: the suite can then check for phantoms.
- */
-export function startLoad(options: LoadOptions): {
+/** What the load counted so far: each request adds to it, `stop()` reports it. */
+interface LoadTally {
+  readonly accepted: Map<string, AcceptedOrder>;
+  readonly statusCounts: Record<string, number>;
+  readonly cancelStatusCounts: Record<string, number>;
+  readonly refusedByStatus: Record<string, number>;
+  retries: number;
+  replayed: number;
+  readonly createAnswerMs: number[];
+  readonly createQueuedMs: number[];
+}
+
+/** What every request of one load shares: its options, its connections and its tally. */
+interface LoadContext {
+  readonly options: LoadOptions;
+  readonly agent: Agent;
+  readonly tally: LoadTally;
+  /** Whether `stop()` was called long enough ago that a 503 is no longer retried. */
+  stopRetriesEnded(): boolean;
+}
+
+/** Cancels an accepted order a moment later, trying again until an answer says what stands. */
+async function cancelLater(load: LoadContext, order: AcceptedOrder): Promise<void> {
+  const { options, agent, tally } = load;
+  await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 300));
+  // Set once a try got no answer: it may have cancelled the order, so a 503 to a later try
+  // does not say it stands (a cancel is idempotent: the next answer that is not a 503 does).
+  let mayHaveCancelled = false;
+  for (;;) {
+    const { answer } = await post(agent, `${options.baseUrl}/orders/${order.orderId}/cancel`, {});
+    if (answer === 'network-error') {
+      mayHaveCancelled = true;
+    } else if (answer.status < 500 || (!mayHaveCancelled && load.stopRetriesEnded())) {
+      tally.cancelStatusCounts[answer.status] = (tally.cancelStatusCounts[answer.status] ?? 0) + 1;
+      order.cancelled = answer.status < 300;
+      return;
+    }
+    tally.retries += 1;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Creates order `n`, under one Idempotency-Key until its answer is final; cancels some. */
+async function createOrder(load: LoadContext, n: number): Promise<void> {
+  const { options, agent, tally } = load;
+  const fails = options.failEvery > 0 && n % options.failEvery === 0;
+  const amount = fails ? options.paymentLimit + 1 + n : 100 + (n % 1000);
+  const body = { customerId: `customer-${n % 50}`, amount, currency: 'EUR' };
+  const key = randomUUID();
+  // Set once a try ended without an answer: that try may have committed, so a 503 to a later
+  // one (refused at the door, the key never looked up) does not say the order was not made.
+  let mayHaveCommitted = false;
+  for (;;) {
+    const sent = performance.now();
+    const { answer, connectedAt } = await post(agent, `${options.baseUrl}/orders`, body, key);
+    tally.createQueuedMs.push(connectedAt - sent);
+    tally.createAnswerMs.push(performance.now() - connectedAt);
+    if (answer === 'network-error') {
+      // The server may or may not have committed: only the same key can tell.
+      mayHaveCommitted = true;
+      tally.retries += 1;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      continue;
+    }
+    tally.statusCounts[answer.status] = (tally.statusCounts[answer.status] ?? 0) + 1;
+    // Stopping ends the offer of new orders, not the orders under way: a 503 (at capacity, a
+    // moment after a restart) is still retried as a client would, for a while.
+    const retryUnavailable =
+      mayHaveCommitted || (!options.unavailableIsFinal && !load.stopRetriesEnded());
+    if (answer.status === 503 && retryUnavailable) {
+      // What a client does with a 503 and its Retry-After: the same request again, under the
+      // same key. A 503 the database did not cause (a pool wait that ran out on a starved
+      // machine) must not count as an order the fault refused.
+      tally.retries += 1;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      continue;
+    }
+    if (answer.replayed) tally.replayed += 1;
+    if (answer.status === 201 || answer.status === 200) {
+      const order: AcceptedOrder = { orderId: orderIdOf(answer.body), amount, cancelled: false };
+      tally.accepted.set(order.orderId, order);
+      if (options.cancelEvery > 0 && n % options.cancelEvery === 1) await cancelLater(load, order);
+    } else {
+      tally.refusedByStatus[answer.status] = (tally.refusedByStatus[answer.status] ?? 0) + 1;
+    }
+    return;
+  }
+}
+
+/** What the load got, once every request under way has its final answer. */
+function loadResult(tally: LoadTally): LoadResult {
+  return {
+    accepted: tally.accepted,
+    refused: Object.values(tally.refusedByStatus).reduce((sum, n) => sum + n, 0),
+    refusedByStatus: tally.refusedByStatus,
+    statusCounts: tally.statusCounts,
+    retries: tally.retries,
+    replayed: tally.replayed,
+    cancelStatusCounts: tally.cancelStatusCounts,
+    createAnswerMs: tally.createAnswerMs,
+    createQueuedMs: tally.createQueuedMs,
+  };
+}
+
+/** A load under way. */
+export interface RunningLoad {
   stop(): Promise<LoadResult>;
   /** Offers `ratePerSecond` from now on (an overload, then the normal rate again). */
   setRate(ratePerSecond: number): void;
   acceptedSoFar(): number;
   acceptedIdsSoFar(): string[];
   statusesSoFar(): Readonly<Record<string, number>>;
-} {
-  const accepted = new Map<string, AcceptedOrder>();
-  const statusCounts: Record<string, number> = {};
-  const cancelStatusCounts: Record<string, number> = {};
-  const refusedByStatus: Record<string, number> = {};
-  let retries = 0;
-  let replayed = 0;
+}
+
+/**
+ * Creates orders over HTTP at a steady rate while faults are injected. A request that fails
+ * on the network is retried with the same Idempotency-Key until it gets an answer, so every
+ * order ends either accepted (201) or refused: the suite can then check for phantoms.
+ */
+export function startLoad(options: LoadOptions): RunningLoad {
+  const tally: LoadTally = {
+    accepted: new Map(),
+    statusCounts: {},
+    cancelStatusCounts: {},
+    refusedByStatus: {},
+    retries: 0,
+    replayed: 0,
+    createAnswerMs: [],
+    createQueuedMs: [],
+  };
   let sequence = 0;
   let stopping = false;
   let stoppedAt = 0;
-  const stopRetriesEnded = (): boolean =>
-    stopping && performance.now() - stoppedAt > STOP_RETRIES_FOR_MS;
-  const createAnswerMs: number[] = [];
-  const createQueuedMs: number[] = [];
   const inFlight = new Set<Promise<void>>();
   const maxInFlight = options.maxInFlight ?? 64;
-  const agent = new Agent({ keepAlive: true, maxSockets: options.connections ?? 64 });
-
-  const count = (status: number | string): void => {
-    statusCounts[status] = (statusCounts[status] ?? 0) + 1;
+  const load: LoadContext = {
+    options,
+    agent: new Agent({ keepAlive: true, maxSockets: options.connections ?? 64 }),
+    tally,
+    stopRetriesEnded: () => stopping && performance.now() - stoppedAt > STOP_RETRIES_FOR_MS,
   };
-
-  async function cancelLater(order: AcceptedOrder): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 300));
-    // Set once a try got no answer: it may have cancelled the order, so a 503 to a later try
-    // does not say it stands (a cancel is idempotent: the next answer that is not a 503 does).
-    let mayHaveCancelled = false;
-    for (;;) {
-      const { answer } = await post(agent, `${options.baseUrl}/orders/${order.orderId}/cancel`, {});
-      if (answer === 'network-error') {
-        mayHaveCancelled = true;
-      } else if (answer.status < 500 || (!mayHaveCancelled && stopRetriesEnded())) {
-        cancelStatusCounts[answer.status] = (cancelStatusCounts[answer.status] ?? 0) + 1;
-        order.cancelled = answer.status < 300;
-        return;
-      }
-      retries += 1;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-
-  async function createOrder(n: number): Promise<void> {
-    const fails = options.failEvery > 0 && n % options.failEvery === 0;
-    const amount = fails ? options.paymentLimit + 1 + n : 100 + (n % 1000);
-    const body = { customerId: `customer-${n % 50}`, amount, currency: 'EUR' };
-    const key = randomUUID();
-    // Set once a try ended without an answer: that try may have committed, so a 503 to a later
-    // one (refused at the door, the key never looked up) does not say the order was not made.
-    let mayHaveCommitted = false;
-    for (;;) {
-      const sent = performance.now();
-      const { answer, connectedAt } = await post(agent, `${options.baseUrl}/orders`, body, key);
-      createQueuedMs.push(connectedAt - sent);
-      createAnswerMs.push(performance.now() - connectedAt);
-      if (answer === 'network-error') {
-        // The server may or may not have committed: only the same key can tell.
-        mayHaveCommitted = true;
-        retries += 1;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        continue;
-      }
-      count(answer.status);
-      // Stopping ends the offer of new orders, not the orders under way: a 503 (at capacity, a
-      // moment after a restart) is still retried as a client would, for a while.
-      const retryUnavailable =
-        mayHaveCommitted || (!options.unavailableIsFinal && !stopRetriesEnded());
-      if (answer.status === 503 && retryUnavailable) {
-        // What a client does with a 503 and its Retry-After: the same request again, under the
-        // same key. A 503 the database did not cause (a pool wait that ran out on a starved
-        // machine) must not count as an order the fault refused.
-        retries += 1;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        continue;
-      }
-      if (answer.replayed) replayed += 1;
-      if (answer.status === 201 || answer.status === 200) {
-        const order: AcceptedOrder = { orderId: orderIdOf(answer.body), amount, cancelled: false };
-        accepted.set(order.orderId, order);
-        if (options.cancelEvery > 0 && n % options.cancelEvery === 1) await cancelLater(order);
-      } else {
-        refusedByStatus[answer.status] = (refusedByStatus[answer.status] ?? 0) + 1;
-      }
-      return;
-    }
-  }
 
   // The schedule since the last change of rate: `from` requests were due when it changed.
   let rate = { perSecond: options.ratePerSecond, since: Date.now(), from: 0 };
@@ -220,7 +264,7 @@ export function startLoad(options: LoadOptions): {
     // While the server stalls, requests not yet sent are dropped rather than burst later.
     if (due - sequence > maxInFlight) sequence = due - maxInFlight;
     while (sequence < due && inFlight.size < maxInFlight) {
-      const request = createOrder(sequence++).finally(() => inFlight.delete(request));
+      const request = createOrder(load, sequence++).finally(() => inFlight.delete(request));
       inFlight.add(request);
     }
   }, 20);
@@ -229,26 +273,16 @@ export function startLoad(options: LoadOptions): {
     setRate(perSecond) {
       rate = { perSecond, since: Date.now(), from: sequence };
     },
-    acceptedSoFar: () => accepted.size,
-    acceptedIdsSoFar: () => [...accepted.keys()],
-    statusesSoFar: () => ({ ...statusCounts }),
+    acceptedSoFar: () => tally.accepted.size,
+    acceptedIdsSoFar: () => [...tally.accepted.keys()],
+    statusesSoFar: () => ({ ...tally.statusCounts }),
     async stop() {
       clearInterval(timer);
       stopping = true;
       stoppedAt = performance.now();
       await Promise.all(inFlight);
-      agent.destroy();
-      return {
-        accepted,
-        refused: Object.values(refusedByStatus).reduce((sum, n) => sum + n, 0),
-        refusedByStatus,
-        statusCounts,
-        retries,
-        replayed,
-        cancelStatusCounts,
-        createAnswerMs,
-        createQueuedMs,
-      };
+      load.agent.destroy();
+      return loadResult(tally);
     },
   };
 }

@@ -14,6 +14,36 @@ async function unpublished(pool: System['orderDb']): Promise<number> {
 }
 
 /**
+ * Unpublished outbox rows in both databases (none counted in CDC mode); a database that does
+ * not answer counts 0.
+ */
+async function outboxBacklog(system: System, cdc: boolean): Promise<number> {
+  const backlogs = await Promise.allSettled(
+    cdc ? [] : [unpublished(system.orderDb), unpublished(system.paymentDb)],
+  );
+  return backlogs.reduce(
+    (sum, result) => sum + (result.status === 'fulfilled' ? result.value : 0),
+    0,
+  );
+}
+
+/** Reads the counters of each consumer running now into `lastSeen`, under `role:pid`. */
+async function sampleConsumerCounters(
+  system: System,
+  lastSeen: Map<string, CounterValues>,
+): Promise<void> {
+  await Promise.allSettled(
+    system.roles
+      .filter((role) => role.role === 'consumer')
+      .map(async (role) => {
+        const pid = system.stack.pid(role.name);
+        if (pid === undefined) return;
+        lastSeen.set(`${role.name}:${pid}`, await readProcessCounters(role.port));
+      }),
+  );
+}
+
+/**
  * Samples, while a scenario runs, what the end state cannot show: the largest outbox backlog,
  * and the duplicate counters of every process incarnation (the last value each pid reported,
  * or what it reported as it killed itself; a process the suite kills is sampled just before,
@@ -27,23 +57,9 @@ export function observe(system: System, options: { intervalMs?: number } = {}) {
   // In CDC mode every row is "unpublished": counting them scans both tables for nothing.
   const cdc = system.relayMode === 'cdc';
   const sample = async (): Promise<void> => {
-    const backlogs = await Promise.allSettled(
-      cdc ? [] : [unpublished(system.orderDb), unpublished(system.paymentDb)],
-    );
-    const backlog = backlogs.reduce(
-      (sum, result) => sum + (result.status === 'fulfilled' ? result.value : 0),
-      0,
-    );
+    const backlog = await outboxBacklog(system, cdc);
     largestBacklog = Math.max(largestBacklog, backlog);
-    await Promise.allSettled(
-      system.roles
-        .filter((role) => role.role === 'consumer')
-        .map(async (role) => {
-          const pid = system.stack.pid(role.name);
-          if (pid === undefined) return;
-          lastSeen.set(`${role.name}:${pid}`, await readProcessCounters(role.port));
-        }),
-    );
+    await sampleConsumerCounters(system, lastSeen);
   };
 
   // One sample at a time: a slow scrape is never overlapped by the next tick.

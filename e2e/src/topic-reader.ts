@@ -1,5 +1,5 @@
 import { pollUntil } from '@outbox-inbox/infra';
-import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type Consumer } from 'kafkajs';
 
 export interface TopicMessage {
   readonly partition: number;
@@ -16,10 +16,6 @@ function header(value: Buffer | string | (Buffer | string)[] | undefined): strin
 }
 
 /**
- * Reads a topic from the beginning up to its high watermarks at the time of the call, in
- * partition order, with a throwaway consumer group: the suite's view of what was delivered.
- */
-/**
  * The topic's offsets, asked again while its partitions have no leader yet: right after a topic
  * is created (or Kafka restarted) a broker answers NOT_LEADER_FOR_PARTITION for a moment.
  */
@@ -30,6 +26,10 @@ function settledOffsets(admin: Admin, topic: string) {
   });
 }
 
+/**
+ * Reads a topic from the beginning up to its high watermarks at the time of the call, in
+ * partition order, with a throwaway consumer group: the suite's view of what was delivered.
+ */
 export async function readWholeTopic(
   brokers: readonly string[],
   topic: string,
@@ -59,38 +59,50 @@ export async function readWholeTopic(
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`reading ${topic}: ${remaining.size} partitions unfinished`)),
-        120_000,
-      );
-      void consumer
-        .run({
-          eachMessage: async ({ partition, message }) => {
-            messages.push({
-              partition,
-              offset: message.offset,
-              key: message.key?.toString() ?? '',
-              eventId: header(message.headers?.['event_id']),
-              eventType: header(message.headers?.['event_type']),
-            });
-            const end = remaining.get(partition);
-            if (end !== undefined && BigInt(message.offset) + 1n >= end)
-              remaining.delete(partition);
-            if (remaining.size === 0) {
-              clearTimeout(timer);
-              resolve();
-            }
-          },
-        })
-        .catch(reject);
-    });
+    await readUntilEnds(consumer, topic, remaining, messages);
   } finally {
     await consumer.disconnect();
   }
   return messages.sort(
     (a, b) => a.partition - b.partition || Number(BigInt(a.offset) - BigInt(b.offset)),
   );
+}
+
+/**
+ * Runs the subscribed consumer, adding each message to `messages`, until every partition in
+ * `remaining` was read up to its end offset (each is deleted from it then); fails after 2 min.
+ */
+function readUntilEnds(
+  consumer: Consumer,
+  topic: string,
+  remaining: Map<number, bigint>,
+  messages: TopicMessage[],
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`reading ${topic}: ${remaining.size} partitions unfinished`)),
+      120_000,
+    );
+    void consumer
+      .run({
+        eachMessage: async ({ partition, message }) => {
+          messages.push({
+            partition,
+            offset: message.offset,
+            key: message.key?.toString() ?? '',
+            eventId: header(message.headers?.['event_id']),
+            eventType: header(message.headers?.['event_type']),
+          });
+          const end = remaining.get(partition);
+          if (end !== undefined && BigInt(message.offset) + 1n >= end) remaining.delete(partition);
+          if (remaining.size === 0) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      })
+      .catch(reject);
+  });
 }
 
 /** How many messages a topic holds now: the sum of its partitions' high watermarks. */

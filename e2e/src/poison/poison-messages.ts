@@ -47,6 +47,11 @@ function orderCreated(extra: Record<string, unknown> = {}): Buffer {
 /** What makes a message garbage on any topic: the parser refuses it before any receiver. */
 function parseFailures(topic: string, type: string): PoisonMessage[] {
   const key = text(randomUUID());
+  return [...unreadable(topic, type, key), ...notAnEvent(topic, type, key)];
+}
+
+/** Bytes the parser cannot read as an event at all: not UTF-8, not JSON, or no headers. */
+function unreadable(topic: string, type: string, key: Buffer): PoisonMessage[] {
   return [
     {
       name: 'random bytes, no headers',
@@ -80,6 +85,12 @@ function parseFailures(topic: string, type: string): PoisonMessage[] {
       headers: eventHeaders(type),
       reason: /value is not JSON/,
     },
+  ];
+}
+
+/** Readable messages that are still no event: an id, a value or a type missing or wrong. */
+function notAnEvent(topic: string, type: string, key: Buffer): PoisonMessage[] {
+  return [
     {
       name: 'no event_id',
       topic,

@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { findJava, resolveKafkaClasspath } from '@outbox-inbox/infra';
 import type { IHeaders } from 'kafkajs';
@@ -89,81 +90,99 @@ export interface RawProducer {
   close(): Promise<void>;
 }
 
+/** RawProducer's JVM, and what it said so far: one acknowledgement line per message produced. */
+class ProducerJvm {
+  readonly child: ChildProcessByStdio<Writable, Readable, Readable>;
+  /** `partition\toffset` of each message acknowledged so far, in order. */
+  readonly acks: string[] = [];
+  stderr = '';
+  /** Undefined while the JVM runs; null when it could not start. */
+  exitCode: number | null | undefined;
+  /** Wakes the batch waiting for acknowledgements (more came, or the JVM exited). */
+  waiter: (() => void) | undefined;
+  /** Settles once the JVM exited or could not start. */
+  readonly exited: Promise<void>;
+  #buffered = '';
+
+  constructor(brokers: readonly string[]) {
+    const classpath = resolveKafkaClasspath();
+    const classes = compiledProducer(classpath);
+    this.child = spawn(
+      findJava(),
+      [
+        ...shortLivedJvm,
+        '-cp',
+        `${classes}${path.delimiter}${classpath}`,
+        'RawProducer',
+        brokers.join(','),
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      this.#buffered += chunk;
+      const lines = this.#buffered.split('\n');
+      this.#buffered = lines.pop() ?? '';
+      this.acks.push(...lines.filter((row) => row !== ''));
+      this.waiter?.();
+    });
+    this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
+    this.exited = new Promise<void>((resolve) => {
+      this.child.once('error', (error) => {
+        this.stderr += String(error);
+        this.exitCode = null;
+        resolve();
+      });
+      this.child.once('close', (code) => {
+        this.exitCode = code;
+        resolve();
+      });
+    }).then(() => this.waiter?.());
+    // A producer that died closes its stdin: the exit code and stderr tell why.
+    this.child.stdin.on('error', () => undefined);
+  }
+
+  /** An error saying what went wrong, with the end of what the JVM wrote to stderr. */
+  failure(what: string): Error {
+    return new Error(`the Java producer ${what}: ${this.stderr.slice(-2000) || '(no output)'}`);
+  }
+}
+
 /**
  * Kafka's own Java client (RawProducer.java on the broker's classpath), producing messages
  * byte for byte, so the corpus does not come from the JavaScript client the services consume
  * with. Kafka's default partitioner. One JVM serves every batch: start it before it is needed.
  */
 export function openRawProducer(brokers: readonly string[]): RawProducer {
-  const classpath = resolveKafkaClasspath();
-  const classes = compiledProducer(classpath);
-  const child = spawn(
-    findJava(),
-    [
-      ...shortLivedJvm,
-      '-cp',
-      `${classes}${path.delimiter}${classpath}`,
-      'RawProducer',
-      brokers.join(','),
-    ],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  let buffered = '';
-  const acks: string[] = [];
-  let waiter: (() => void) | undefined;
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    acks.push(...lines.filter((row) => row !== ''));
-    waiter?.();
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  let exitCode: number | null | undefined;
-  const exited = new Promise<void>((resolve) => {
-    child.once('error', (error) => {
-      stderr += String(error);
-      exitCode = null;
-      resolve();
-    });
-    child.once('close', (code) => {
-      exitCode = code;
-      resolve();
-    });
-  }).then(() => waiter?.());
-  // A producer that died closes its stdin: the exit code and stderr tell why.
-  child.stdin.on('error', () => undefined);
-  const failure = (what: string) =>
-    new Error(`the Java producer ${what}: ${stderr.slice(-2000) || '(no output)'}`);
+  const jvm = new ProducerJvm(brokers);
+  const { child, acks } = jvm;
 
   return {
     async produce(messages) {
-      if (exitCode !== undefined) throw failure(`had exited ${String(exitCode)}`);
+      if (jvm.exitCode !== undefined) throw jvm.failure(`had exited ${String(jvm.exitCode)}`);
       const from = acks.length;
       child.stdin.write(messages.map((message) => `${line(message)}\n`).join(''));
       const deadline = Date.now() + batchDeadlineMs;
       while (acks.length < from + messages.length) {
-        if (exitCode !== undefined) {
-          throw failure(
-            `exited ${String(exitCode)} after ${acks.length - from} of ${messages.length} messages`,
+        if (jvm.exitCode !== undefined) {
+          throw jvm.failure(
+            `exited ${String(jvm.exitCode)} after ${acks.length - from} of ${messages.length} messages`,
           );
         }
         const left = deadline - Date.now();
         if (left <= 0) {
           child.kill('SIGKILL');
-          throw failure(
+          throw jvm.failure(
             `acknowledged ${acks.length - from} of ${messages.length} messages in ${batchDeadlineMs} ms`,
           );
         }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);
-          waiter = () => {
+          jvm.waiter = () => {
             clearTimeout(timer);
             resolve();
           };
         });
-        waiter = undefined;
+        jvm.waiter = undefined;
       }
       return acks.slice(from, from + messages.length).map((row, n) => {
         const [partition = '', offset = ''] = row.split('\t');
@@ -173,8 +192,8 @@ export function openRawProducer(brokers: readonly string[]): RawProducer {
     async close() {
       child.stdin.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), batchDeadlineMs);
-      await exited.finally(() => clearTimeout(timer));
-      if (exitCode !== 0) throw failure(`exited ${String(exitCode)} on close`);
+      await jvm.exited.finally(() => clearTimeout(timer));
+      if (jvm.exitCode !== 0) throw jvm.failure(`exited ${String(jvm.exitCode)} on close`);
     },
   };
 }

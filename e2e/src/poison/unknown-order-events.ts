@@ -65,6 +65,12 @@ export function unknownOrderEvents(): UnknownOrderEvents {
   };
 }
 
+/** The databases of the two receivers, order-service's and payment-service's. */
+interface ReceiverDatabases {
+  readonly orderDb: pg.Pool;
+  readonly paymentDb: pg.Pool;
+}
+
 async function count(pool: pg.Pool, query: string, values: unknown[]): Promise<number> {
   const { rows } = await pool.query<{ n: string }>(query, values);
   return Number(rows[0]?.n ?? 0);
@@ -76,13 +82,19 @@ async function count(pool: pg.Pool, query: string, values: unknown[]): Promise<n
  * recorded both events as processed and applied nothing, and neither was parked.
  */
 export async function unknownOrderProblems(
-  databases: { readonly orderDb: pg.Pool; readonly paymentDb: pg.Pool },
+  databases: ReceiverDatabases,
   events: UnknownOrderEvents,
   /** Where `events.messages` landed, in their order. */
   landed: readonly Landed[],
 ): Promise<string[]> {
-  const { orderDb, paymentDb } = databases;
-  const { createdFor, paidFor, createdEventId, paidEventId } = events;
+  const charged = await chargeProblems(databases.paymentDb, events.createdFor);
+  const received = await receiptProblems(databases, events);
+  const parked = await parkedProblems(databases, landed);
+  return [...charged, ...received, ...parked];
+}
+
+/** Whether payment-service charged the invented order once and published the one result. */
+async function chargeProblems(paymentDb: pg.Pool, createdFor: string): Promise<string[]> {
   const problems: string[] = [];
   const payments = await count(
     paymentDb,
@@ -97,6 +109,20 @@ export async function unknownOrderProblems(
     [createdFor],
   );
   if (published !== 1) problems.push(`invented order: ${published} payment events published`);
+  return problems;
+}
+
+/**
+ * Whether order-service created no invented order, and each receiver recorded the events about
+ * invented orders as processed.
+ */
+async function receiptProblems(
+  databases: ReceiverDatabases,
+  events: UnknownOrderEvents,
+): Promise<string[]> {
+  const { orderDb, paymentDb } = databases;
+  const { createdFor, paidFor, createdEventId, paidEventId } = events;
+  const problems: string[] = [];
   const orders = await count(
     orderDb,
     'SELECT count(*) AS n FROM orders WHERE id = ANY($1::uuid[])',
@@ -123,8 +149,17 @@ export async function unknownOrderProblems(
     problems.push(
       `order-service processed ${processed} of the payment events about invented orders`,
     );
+  return problems;
+}
+
+/** Whether a receiver parked an event about an invented order. */
+async function parkedProblems(
+  databases: ReceiverDatabases,
+  landed: readonly Landed[],
+): Promise<string[]> {
+  const problems: string[] = [];
   // Where each landed, on the topic of the receiver that would have parked it.
-  const receivers = [paymentDb, orderDb];
+  const receivers = [databases.paymentDb, databases.orderDb];
   for (const [n, at] of landed.entries()) {
     const pool = receivers[n];
     if (pool === undefined) continue;
