@@ -39,6 +39,8 @@ interface Member {
   joins: number;
   /** Set by a join or a message out of place: the stream goes back to this member's positions. */
   rewindNeeded: boolean;
+  /** Messages read but not handed over since the last rewind: it reads them again. */
+  discarded: number;
   readonly positions: PartitionPositions;
   readonly fetches: FetchesInFlight;
   /** Restarts the member when a rebalance began and no join followed within the rebalance timeout. */
@@ -69,32 +71,320 @@ export async function startPlatformaticConsumer(
   connection: PlatformaticConnection,
   spec: ConsumerSpec,
 ): Promise<Worker> {
-  const state = new StateLog(spec.logger, { component: spec.name, groupId: spec.groupId });
-  // Ten beats per session: a member survives a stall of most of its session timeout.
-  const heartbeatInterval = Math.max(500, Math.floor(spec.sessionTimeoutMs / 10));
-  const pause = new Wakeup();
-  let running = true;
-  let current: Member | undefined;
-  let firstAttempt: () => void = () => undefined;
-  const started = new Promise<void>((resolve) => (firstAttempt = resolve));
+  const members = new MemberLoop(connection, spec);
+  await members.started;
+  return { stop: () => members.stop() };
+}
 
-  const rebalanceTimeoutMs = Math.max(spec.sessionTimeoutMs, spec.rebalanceTimeoutMs ?? 60_000);
-  const owns = (member: Member, topic: string, partition: number): boolean =>
-    running && !member.closing && member.owned.has(partitionKey(topic, partition));
+/** Builds a member, runs it until it ends, closes it, and builds the next while running. */
+class MemberLoop {
+  readonly #connection: PlatformaticConnection;
+  readonly #spec: ConsumerSpec;
+  readonly #state: StateLog;
+  /** Ten beats per session: a member survives a stall of most of its session timeout. */
+  readonly #heartbeatInterval: number;
+  readonly #rebalanceTimeoutMs: number;
+  /**
+   * A stream that stopped fetching (seen after Kafka was killed: no error, no fetch) is treated
+   * as a crash once it is silent for this long while this member waits for messages.
+   */
+  readonly #stallMs: number;
+  readonly #pause = new Wakeup();
+  readonly #done: Promise<void>;
+  /** Resolves once the first attempt to start is over, whether it worked or is being retried. */
+  readonly started: Promise<void>;
+  #firstAttempt: () => void = () => undefined;
+  #running = true;
+  #current: Member | undefined;
+
+  constructor(connection: PlatformaticConnection, spec: ConsumerSpec) {
+    this.#connection = connection;
+    this.#spec = spec;
+    this.#state = new StateLog(spec.logger, { component: spec.name, groupId: spec.groupId });
+    this.#heartbeatInterval = Math.max(500, Math.floor(spec.sessionTimeoutMs / 10));
+    this.#rebalanceTimeoutMs = Math.max(spec.sessionTimeoutMs, spec.rebalanceTimeoutMs ?? 60_000);
+    this.#stallMs = Math.max(4 * spec.maxWaitTimeMs, spec.sessionTimeoutMs, 5000);
+    this.started = new Promise<void>((resolve) => (this.#firstAttempt = resolve));
+    this.#done = this.#loop();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#pause.wake();
+    const active = this.#current;
+    if (active !== undefined) {
+      active.closing = true;
+      active.ended.abort();
+    }
+    await this.#done;
+    this.#spec.membership?.hasWork(false);
+  }
+
+  async #loop(): Promise<void> {
+    while (this.#running) {
+      const member = this.#newMember();
+      const unwatch = this.#watchGroup(member);
+      this.#current = member;
+      const stream = await this.#run(member);
+      member.closing = true;
+      this.#current = undefined;
+      clearTimeout(member.rejoinDeadline);
+      unwatch();
+      // Closing talks to Kafka (leaving the group), which may be down: bounded.
+      await bounded(stream?.close(), CLOSE_MS);
+      await bounded(member.consumer.close(true), CLOSE_MS);
+      member.fetches.close();
+      if (this.#running && this.#state.failures > 0) {
+        await this.#pause.wait(backoffDelay(this.#spec.backoff, Math.max(1, this.#state.failures)));
+      }
+    }
+  }
+
+  #newMember(): Member {
+    const spec = this.#spec;
+    const consumer: RawConsumer = new Consumer<Buffer, Buffer, Buffer, Buffer>({
+      clientId: this.#connection.clientId,
+      bootstrapBrokers: [...this.#connection.brokers],
+      groupId: spec.groupId,
+      sessionTimeout: spec.sessionTimeoutMs,
+      rebalanceTimeout: this.#rebalanceTimeoutMs,
+      heartbeatInterval: this.#heartbeatInterval,
+      maxWaitTime: spec.maxWaitTimeMs,
+      autocommit: false,
+      retries: 2,
+      retryDelay: 200,
+      ...(this.#connection.timeoutMs === undefined ? {} : { timeout: this.#connection.timeoutMs }),
+    });
+    return {
+      consumer,
+      ended: new AbortController(),
+      owned: new Set(),
+      closing: false,
+      joins: 0,
+      rewindNeeded: false,
+      discarded: 0,
+      positions: new PartitionPositions(),
+      fetches: new FetchesInFlight(consumer),
+      rejoinDeadline: undefined,
+    };
+  }
+
+  #crash(member: Member, error: unknown): void {
+    if (member.closing) return;
+    this.#state.failed(this.#spec.name, error);
+    member.closing = true;
+    member.ended.abort();
+  }
+
+  /** Follows the member's group events; returns what stops following them. */
+  #watchGroup(member: Member): () => void {
+    const { consumer } = member;
+    consumer.on('error', (error: unknown) => this.#crash(member, error));
+    consumer.on('consumer:heartbeat:stalled', (event: unknown) =>
+      this.#crash(member, new Error(`heartbeats stalled: ${JSON.stringify(event, bigintSafe)}`)),
+    );
+    consumer.on('consumer:group:join', (event: { assignments?: GroupAssignment[] | null }) => {
+      member.owned = assignedKeys(event.assignments ?? consumer.assignments ?? []);
+      this.#afterJoin(member);
+    });
+    const revoke = (): void => this.#revoke(member);
+    consumer.on('consumer:group:rebalance', revoke);
+    // A (re)join began (a heartbeat told of a rebalance or an eviction): until it assigns
+    // partitions again this member owns nothing, so batches in progress stop and commit
+    // nothing more. The client tells of a rejoin only on its diagnostics channel.
+    const onGroupOperation = (message: unknown): void => {
+      const context = message as { client?: unknown; operation?: unknown };
+      if (context.client === consumer && context.operation === 'joinGroup') revoke();
+    };
+    consumerGroupChannel.start.subscribe(onGroupOperation);
+    consumer.on('consumer:group:leave', revoke);
+    return () => consumerGroupChannel.start.unsubscribe(onGroupOperation);
+  }
+
+  /** A rebalance began: the member owns nothing until a join, and restarts if none comes. */
+  #revoke(member: Member): void {
+    member.owned = new Set();
+    if (member.closing || member.rejoinDeadline !== undefined) return;
+    this.#spec.membership?.hasWork(true);
+    const timeoutMs = this.#rebalanceTimeoutMs;
+    member.rejoinDeadline = setTimeout(() => {
+      const reason = `owned no partition for ${timeoutMs} ms after a rebalance began: its join failed`;
+      this.#crash(member, new Error(reason));
+    }, timeoutMs);
+  }
+
+  #afterJoin(member: Member): void {
+    member.joins += 1;
+    member.rewindNeeded = true;
+    clearTimeout(member.rejoinDeadline);
+    member.rejoinDeadline = undefined;
+    this.#spec.membership?.progressed();
+    this.#spec.membership?.hasWork(false);
+    this.#state.ok(this.#spec.name);
+  }
+
+  /** Joins, then hands over what arrives until the member ends; returns its stream, if any. */
+  async #run(member: Member): Promise<RawStream | undefined> {
+    const spec = this.#spec;
+    let stream: RawStream | undefined;
+    try {
+      stream = await member.consumer.consume({
+        topics: [...spec.topics],
+        mode: MessagesStreamModes.COMMITTED,
+        fallbackMode: spec.fromBeginning ? 'earliest' : 'latest',
+        autocommit: false,
+        maxWaitTime: spec.maxWaitTimeMs,
+        // Why these make full fetches under load and no wait at a low rate: consumer-settings.ts.
+        minBytes: FETCH_MIN_BYTES,
+        maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
+        sessionTimeout: spec.sessionTimeoutMs,
+        rebalanceTimeout: this.#rebalanceTimeoutMs,
+        heartbeatInterval: this.#heartbeatInterval,
+      });
+      if (member.consumer.assignments !== null) {
+        member.owned = assignedKeys(member.consumer.assignments);
+        this.#afterJoin(member);
+      }
+      stream.on('error', (error: unknown) => this.#crash(member, error));
+      // A 'readable' listener for the stream's whole life. With none (between two reads),
+      // Node sets readableFlowing back to null, and the client fetches only while someone
+      // reads: once its buffer had filled up, its fetch loop stopped for good.
+      stream.on('readable', () => undefined);
+      this.#firstAttempt();
+      this.#state.ok(spec.name);
+      await Promise.race([this.#consume(member, stream), aborted(member.ended.signal)]);
+    } catch (error) {
+      this.#crash(member, error);
+      this.#firstAttempt();
+    }
+    return stream;
+  }
+
+  #ends(member: Member): boolean {
+    return !this.#running || member.closing;
+  }
+
+  async #consume(member: Member, stream: RawStream): Promise<void> {
+    for (;;) {
+      if (member.rewindNeeded && !(await this.#rewind(member, stream))) return;
+      const messages = await readAvailable(stream, member.ended.signal, this.#stallMs);
+      if (messages === 'stalled') {
+        // A member with no partitions has nothing to fetch.
+        if (member.owned.size === 0) continue;
+        this.#crash(
+          member,
+          new Error(`the message stream fetched nothing for ${this.#stallMs} ms`),
+        );
+        return;
+      }
+      if (messages === undefined || this.#ends(member)) return;
+      member.positions.read(messages);
+      if (member.rewindNeeded) {
+        // Read from the positions before the latest join.
+        member.discarded += messages.length;
+        continue;
+      }
+      if (!(await this.#handOver(member, this.#next(member, messages)))) return;
+    }
+  }
+
+  /** Moves the stream back to the committed offsets; false when the member must end. */
+  async #rewind(member: Member, stream: RawStream): Promise<boolean> {
+    member.rewindNeeded = false;
+    const owned = [...member.owned].map(fromPartitionKey);
+    const { consumer, fetches } = member;
+    const result = await member.positions.rewind(consumer, stream, fetches, owned, this.#stallMs);
+    if (result === 'stuck') {
+      const reason = `a fetch stayed unanswered for ${this.#stallMs} ms while the stream rewound`;
+      this.#crash(member, new Error(reason));
+      return false;
+    }
+    member.discarded += result;
+    if (member.discarded > 0) {
+      this.#spec.logger.info(
+        { component: this.#spec.name, discarded: member.discarded, partitions: owned.length },
+        'stream moved back to the committed offsets after a rebalance or a message out of place; the messages read past them are read again',
+      );
+    }
+    member.discarded = 0;
+    return !this.#ends(member);
+  }
+
+  /** Of what was read, the messages to hand over: owned, and each the next of its partition. */
+  #next(member: Member, messages: readonly RawMessage[]): RawMessage[] {
+    const spec = this.#spec;
+    // Messages of partitions this member does not own now (a join is under way, or they
+    // went to another member): their owner reads them from the committed offsets.
+    const mine = messages.filter((one) => member.owned.has(partitionKey(one.topic, one.partition)));
+    member.discarded += messages.length - mine.length;
+    const { next, outOfPlace } = member.positions.take(mine, (topic, partition, from, to) =>
+      spec.logger.warn(
+        { component: spec.name, topic, partition, from: from.toString(), to: to.toString() },
+        'Kafka returned no message at these offsets on every read (transaction markers or compaction); reading on after them',
+      ),
+    );
+    if (outOfPlace) {
+      member.discarded += mine.length - next.length;
+      member.rewindNeeded = true;
+    }
+    return next;
+  }
+
+  /** Hands the batches over, a few partitions at a time; false when the member must end. */
+  async #handOver(member: Member, next: readonly RawMessage[]): Promise<boolean> {
+    const batches = toBatches(next);
+    const width = Math.max(1, this.#spec.partitionsConsumedConcurrently);
+    for (let i = 0; i < batches.length && !member.rewindNeeded; i += width) {
+      const results = await Promise.all(
+        batches.slice(i, i + width).map((batch) => this.#handle(member, batch)),
+      );
+      if (results.includes(false)) {
+        // Read again from the committed offsets: a new consumer.
+        member.closing = true;
+        member.ended.abort();
+        return false;
+      }
+      if (this.#ends(member)) return false;
+    }
+    return true;
+  }
+
+  #owns(member: Member, topic: string, partition: number): boolean {
+    return this.#running && !member.closing && member.owned.has(partitionKey(topic, partition));
+  }
 
   /** Hands one partition's batch over; false when it was left unfinished while still owned. */
-  const handle = async (member: Member, batch: RawBatch): Promise<boolean> => {
+  async #handle(member: Member, batch: RawBatch): Promise<boolean> {
     const { topic, partition } = batch;
     const last = batch.raw.at(-1) as RawMessage;
     const joinsAtStart = member.joins;
-    let committedThrough: bigint | undefined;
-    const control: BatchControl = {
-      active: () => owns(member, topic, partition),
+    const committed: { through?: bigint } = {};
+    try {
+      await this.#spec.eachBatch(batch.batch, this.#control(member, batch, committed));
+    } catch (error) {
+      this.#state.failed(this.#spec.name, error);
+      return !this.#owns(member, topic, partition) || member.joins !== joinsAtStart;
+    }
+    return (
+      !this.#owns(member, topic, partition) ||
+      // A join came in between: the stream's rewind reads the rest again.
+      member.joins !== joinsAtStart ||
+      (committed.through !== undefined && committed.through >= last.offset)
+    );
+  }
+
+  /** What the port's batch handler may ask about its batch; `committed` notes its commits. */
+  #control(member: Member, batch: RawBatch, committed: { through?: bigint }): BatchControl {
+    const { topic, partition } = batch;
+    const last = batch.raw.at(-1) as RawMessage;
+    const spec = this.#spec;
+    return {
+      active: () => this.#owns(member, topic, partition),
       heartbeat: async () => undefined,
-      async commit(lastDone) {
+      commit: async (lastDone) => {
         const done = BigInt(lastDone);
-        committedThrough = done;
-        if (!owns(member, topic, partition)) return;
+        committed.through = done;
+        if (!this.#owns(member, topic, partition)) return;
         const epoch = batch.raw.find((one) => one.offset === done)?.leaderEpoch ?? last.leaderEpoch;
         try {
           await member.consumer.commit({
@@ -108,237 +398,7 @@ export async function startPlatformaticConsumer(
         }
       },
     };
-    try {
-      await spec.eachBatch(batch.batch, control);
-    } catch (error) {
-      state.failed(spec.name, error);
-      return !owns(member, topic, partition) || member.joins !== joinsAtStart;
-    }
-    return (
-      !owns(member, topic, partition) ||
-      // A join came in between: the stream's rewind reads the rest again.
-      member.joins !== joinsAtStart ||
-      (committedThrough !== undefined && committedThrough >= last.offset)
-    );
-  };
-
-  // A stream that stopped fetching (seen after Kafka was killed: no error, no fetch) is
-  // treated as a crash once it is silent for this long while this member waits for messages.
-  const stallMs = Math.max(4 * spec.maxWaitTimeMs, spec.sessionTimeoutMs, 5000);
-
-  const consume = async (
-    member: Member,
-    stream: RawStream,
-    crash: (error: unknown) => void,
-  ): Promise<void> => {
-    // Messages read but not handed over since the last rewind: it reads them again.
-    let discarded = 0;
-    for (;;) {
-      if (member.rewindNeeded) {
-        member.rewindNeeded = false;
-        const owned = [...member.owned].map(fromPartitionKey);
-        const result = await member.positions.rewind(
-          member.consumer,
-          stream,
-          member.fetches,
-          owned,
-          stallMs,
-        );
-        if (result === 'stuck') {
-          crash(new Error(`a fetch stayed unanswered for ${stallMs} ms while the stream rewound`));
-          return;
-        }
-        discarded += result;
-        if (discarded > 0) {
-          spec.logger.info(
-            { component: spec.name, discarded, partitions: owned.length },
-            'stream moved back to the committed offsets after a rebalance or a message out of place; the messages read past them are read again',
-          );
-        }
-        discarded = 0;
-        if (!running || member.closing) return;
-      }
-      const messages = await readAvailable(stream, member.ended.signal, stallMs);
-      if (messages === 'stalled') {
-        // A member with no partitions has nothing to fetch.
-        if (member.owned.size === 0) continue;
-        crash(new Error(`the message stream fetched nothing for ${stallMs} ms`));
-        return;
-      }
-      if (messages === undefined || !running || member.closing) return;
-      member.positions.read(messages);
-      if (member.rewindNeeded) {
-        // Read from the positions before the latest join.
-        discarded += messages.length;
-        continue;
-      }
-      // Messages of partitions this member does not own now (a join is under way, or they
-      // went to another member): their owner reads them from the committed offsets.
-      const mine = messages.filter((one) =>
-        member.owned.has(partitionKey(one.topic, one.partition)),
-      );
-      discarded += messages.length - mine.length;
-      const { next, outOfPlace } = member.positions.take(mine, (topic, partition, from, to) =>
-        spec.logger.warn(
-          { component: spec.name, topic, partition, from: from.toString(), to: to.toString() },
-          'Kafka returned no message at these offsets on every read (transaction markers or compaction); reading on after them',
-        ),
-      );
-      if (outOfPlace) {
-        discarded += mine.length - next.length;
-        member.rewindNeeded = true;
-      }
-      const batches = toBatches(next);
-      const width = Math.max(1, spec.partitionsConsumedConcurrently);
-      for (let i = 0; i < batches.length && !member.rewindNeeded; i += width) {
-        const results = await Promise.all(
-          batches.slice(i, i + width).map((batch) => handle(member, batch)),
-        );
-        if (results.includes(false)) {
-          // Read again from the committed offsets: a new consumer.
-          member.closing = true;
-          member.ended.abort();
-          return;
-        }
-        if (!running || member.closing) return;
-      }
-    }
-  };
-
-  const afterJoin = (member: Member): void => {
-    member.joins += 1;
-    member.rewindNeeded = true;
-    clearTimeout(member.rejoinDeadline);
-    member.rejoinDeadline = undefined;
-    spec.membership?.progressed();
-    spec.membership?.hasWork(false);
-    state.ok(spec.name);
-  };
-
-  const loop = async (): Promise<void> => {
-    while (running) {
-      const consumer: RawConsumer = new Consumer<Buffer, Buffer, Buffer, Buffer>({
-        clientId: connection.clientId,
-        bootstrapBrokers: [...connection.brokers],
-        groupId: spec.groupId,
-        sessionTimeout: spec.sessionTimeoutMs,
-        rebalanceTimeout: rebalanceTimeoutMs,
-        heartbeatInterval,
-        maxWaitTime: spec.maxWaitTimeMs,
-        autocommit: false,
-        retries: 2,
-        retryDelay: 200,
-        ...(connection.timeoutMs === undefined ? {} : { timeout: connection.timeoutMs }),
-      });
-      const member: Member = {
-        consumer,
-        ended: new AbortController(),
-        owned: new Set(),
-        closing: false,
-        joins: 0,
-        rewindNeeded: false,
-        positions: new PartitionPositions(),
-        fetches: new FetchesInFlight(consumer),
-        rejoinDeadline: undefined,
-      };
-      const crash = (error: unknown): void => {
-        if (member.closing) return;
-        state.failed(spec.name, error);
-        member.closing = true;
-        member.ended.abort();
-      };
-      consumer.on('error', crash);
-      consumer.on('consumer:heartbeat:stalled', (event: unknown) =>
-        crash(new Error(`heartbeats stalled: ${JSON.stringify(event, bigintSafe)}`)),
-      );
-      consumer.on('consumer:group:join', (event: { assignments?: GroupAssignment[] | null }) => {
-        member.owned = assignedKeys(event.assignments ?? consumer.assignments ?? []);
-        afterJoin(member);
-      });
-      const revoke = (): void => {
-        member.owned = new Set();
-        if (member.closing || member.rejoinDeadline !== undefined) return;
-        spec.membership?.hasWork(true);
-        member.rejoinDeadline = setTimeout(
-          () =>
-            crash(
-              new Error(
-                `owned no partition for ${rebalanceTimeoutMs} ms after a rebalance began: its join failed`,
-              ),
-            ),
-          rebalanceTimeoutMs,
-        );
-      };
-      consumer.on('consumer:group:rebalance', revoke);
-      // A (re)join began (a heartbeat told of a rebalance or an eviction): until it assigns
-      // partitions again this member owns nothing, so batches in progress stop and commit
-      // nothing more. The client tells of a rejoin only on its diagnostics channel.
-      const onGroupOperation = (message: unknown): void => {
-        const context = message as { client?: unknown; operation?: unknown };
-        if (context.client === consumer && context.operation === 'joinGroup') revoke();
-      };
-      consumerGroupChannel.start.subscribe(onGroupOperation);
-      consumer.on('consumer:group:leave', revoke);
-      current = member;
-      let stream: RawStream | undefined;
-      try {
-        stream = await consumer.consume({
-          topics: [...spec.topics],
-          mode: MessagesStreamModes.COMMITTED,
-          fallbackMode: spec.fromBeginning ? 'earliest' : 'latest',
-          autocommit: false,
-          maxWaitTime: spec.maxWaitTimeMs,
-          // Why these make full fetches under load and no wait at a low rate: consumer-settings.ts.
-          minBytes: FETCH_MIN_BYTES,
-          maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
-          sessionTimeout: spec.sessionTimeoutMs,
-          rebalanceTimeout: rebalanceTimeoutMs,
-          heartbeatInterval,
-        });
-        if (consumer.assignments !== null) {
-          member.owned = assignedKeys(consumer.assignments);
-          afterJoin(member);
-        }
-        stream.on('error', crash);
-        // A 'readable' listener for the stream's whole life. With none (between two reads),
-        // Node sets readableFlowing back to null, and the client fetches only while someone
-        // reads: once its buffer had filled up, its fetch loop stopped for good.
-        stream.on('readable', () => undefined);
-        firstAttempt();
-        state.ok(spec.name);
-        await Promise.race([consume(member, stream, crash), aborted(member.ended.signal)]);
-      } catch (error) {
-        crash(error);
-        firstAttempt();
-      }
-      member.closing = true;
-      current = undefined;
-      clearTimeout(member.rejoinDeadline);
-      consumerGroupChannel.start.unsubscribe(onGroupOperation);
-      // Closing talks to Kafka (leaving the group), which may be down: bounded.
-      await bounded(stream?.close(), CLOSE_MS);
-      await bounded(consumer.close(true), CLOSE_MS);
-      member.fetches.close();
-      if (running && state.failures > 0) {
-        await pause.wait(backoffDelay(spec.backoff, Math.max(1, state.failures)));
-      }
-    }
-  };
-  const done = loop();
-  await started;
-  return {
-    async stop() {
-      running = false;
-      pause.wake();
-      const active = current;
-      if (active !== undefined) {
-        active.closing = true;
-        active.ended.abort();
-      }
-      await done;
-      spec.membership?.hasWork(false);
-    },
-  };
+  }
 }
 
 interface RawBatch {
