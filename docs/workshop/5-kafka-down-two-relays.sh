@@ -20,6 +20,25 @@ duplicates() {
   echo "$report" | awk '/delivered more than once/ {print $1}'
 }
 
+# Starts Kafka again and waits until the relay has caught up (`$1`, a function that waits for
+# it) and every order of $ids is PAID; `$2` names the relay. Sets down_for, caught_up, paid and
+# duplicated for the summary, the times counted from `stack start kafka`.
+bring_kafka_back() {
+  local caught_up_wait=$1 relay=$2 back
+  step "Bring Kafka back"
+  back=$SECONDS
+  down_for=$((back - down))
+  run ./pnpm stack start kafka
+  "$caught_up_wait"
+  caught_up=$((SECONDS - back))
+  # shellcheck disable=SC2086
+  run ./wk wait-orders PAID $ids
+  paid=$((SECONDS - back))
+  echo "$relay: every order PAID $paid s after 'stack start kafka' began"
+  # shellcheck disable=SC2046,SC2086
+  duplicated=$(duplicates $(events_of $ids))
+}
+
 # The CDC relay's watch stopped first (it would register the connector again), then the
 # connector removed with its offsets, its slot and its publication (a slot nobody reads keeps
 # the WAL for ever), then the polling relay started as it was.
@@ -56,18 +75,9 @@ run ./wk wait-metric order-relay outbox_publish_failures_total '>=' "$((failures
 polling_backlog=$(./wk metric order-relay outbox_unpublished_events)
 polling_failures=$(($(./wk metric order-relay outbox_publish_failures_total) - failures_before))
 
-step "Bring Kafka back"
-back=$SECONDS
-polling_down=$((back - down))
-run ./pnpm stack start kafka
-run ./wk wait-metric order-relay outbox_unpublished_events '==' 0
-polling_caught_up=$((SECONDS - back))
-# shellcheck disable=SC2086
-run ./wk wait-orders PAID $ids
-polling_paid=$((SECONDS - back))
-echo "polling relay: every order PAID $polling_paid s after 'stack start kafka' began"
-# shellcheck disable=SC2086
-polling_duplicates=$(duplicates $(events_of $ids))
+backlog_drained() { run ./wk wait-metric order-relay outbox_unpublished_events '==' 0; }
+bring_kafka_back backlog_drained "polling relay"
+polling_down=$down_for polling_caught_up=$caught_up polling_paid=$paid polling_duplicates=$duplicated
 
 step "2. Switch order-service to the CDC relay: Kafka Connect with Debezium (it takes a while to start)"
 on_cdc=1
@@ -98,19 +108,12 @@ run curl -s "$(./wk url connect)/connectors/$connector/status"
 echo
 cdc_task=$(curl -s "$(./wk url connect)/connectors/$connector/status" | grep -o '"state":"[A-Z]*"' | tail -1 | cut -d'"' -f4)
 
-step "Bring Kafka back"
-back=$SECONDS
-cdc_down=$((back - down))
-run ./pnpm stack start kafka
-expect "the slot drains: it trails by no more than its heartbeat and offset flush (a few seconds)"
-run ./wk wait-metric order-relay outbox_cdc_slot_lag_seconds '<=' 10
-cdc_caught_up=$((SECONDS - back))
-# shellcheck disable=SC2086
-run ./wk wait-orders PAID $ids
-cdc_paid=$((SECONDS - back))
-echo "CDC relay: every order PAID $cdc_paid s after 'stack start kafka' began"
-# shellcheck disable=SC2086
-cdc_duplicates=$(duplicates $(events_of $ids))
+slot_drained() {
+  expect "the slot drains: it trails by no more than its heartbeat and offset flush (a few seconds)"
+  run ./wk wait-metric order-relay outbox_cdc_slot_lag_seconds '<=' 10
+}
+bring_kafka_back slot_drained "CDC relay"
+cdc_down=$down_for cdc_caught_up=$caught_up cdc_paid=$paid cdc_duplicates=$duplicated
 expect "nothing marks a row published in CDC mode: the rows it sent still look unpublished"
 run ./wk sql orders "SELECT count(*) AS unpublished FROM outbox_event WHERE published_at IS NULL"
 unmarked=$(./wk value orders "SELECT count(*) FROM outbox_event WHERE published_at IS NULL")

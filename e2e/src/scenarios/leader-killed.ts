@@ -7,23 +7,20 @@ import {
   waitUntilInSync,
 } from '../faults/kafka-cluster.ts';
 import { expectInvariantsHeld } from '../invariants/expect-held.ts';
-import { runScenario, traffic } from '../scenario.ts';
-import { onServiceClients, type ServiceClients } from './kafka-client.ts';
+import { traffic } from '../scenario.ts';
+import type { ServiceClients } from './kafka-client.ts';
+import { runOnThreeNodeCluster } from './three-node-cluster.ts';
 
 /** Scenario 10: on a three-node cluster, the leader of the busiest partition of each topic SIGKILLed, with each service on its client (`clients`). */
 export async function leaderKilled(clients: ServiceClients): Promise<void> {
-  const { name, serviceSettings } = onServiceClients('10 leader killed', clients);
   const killed: string[] = [];
   /** The topics that lost a partition leader to a kill. */
   const leaderLost = new Set<string>();
   const contractTopics: readonly string[] = [topics.orderEvents, topics.paymentEvents];
-  const result = await runScenario(name, {
-    system: {
-      kafkaBrokers: 3,
-      ownServers: 'a three-node cluster whose nodes it stops',
-      serviceSettings,
-    },
-    inject: async ({ system, acceptedSoFar, fault }) => {
+  const result = await runOnThreeNodeCluster(
+    '10 leader killed',
+    clients,
+    async ({ system, acceptedSoFar, fault }) => {
       const { stack } = system;
       // A node leads partitions of several topics: one kill takes a leader from each of them,
       // and a topic whose leaders it missed gets a kill of its own.
@@ -53,7 +50,7 @@ export async function leaderKilled(clients: ServiceClients): Promise<void> {
         fault(`${leader} restarted and back in sync`);
       }
     },
-  });
+  );
 
   expectInvariantsHeld(result.invariants);
   // No role died of the fault: each rode it out in its process.

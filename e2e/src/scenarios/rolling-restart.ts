@@ -1,20 +1,17 @@
 import { expect } from 'vitest';
 import { waitUntilInSync } from '../faults/kafka-cluster.ts';
 import { expectInvariantsHeld } from '../invariants/expect-held.ts';
-import { runScenario, traffic } from '../scenario.ts';
-import { onServiceClients, type ServiceClients } from './kafka-client.ts';
+import { traffic } from '../scenario.ts';
+import type { ServiceClients } from './kafka-client.ts';
+import { runOnThreeNodeCluster } from './three-node-cluster.ts';
 
 /** Scenario 12: a rolling restart of a three-node cluster under load, with each service on its client (`clients`). */
 export async function rollingRestart(clients: ServiceClients): Promise<void> {
-  const { name, serviceSettings } = onServiceClients('12 rolling restart', clients);
   const restarted: string[] = [];
-  const result = await runScenario(name, {
-    system: {
-      kafkaBrokers: 3,
-      ownServers: 'a three-node cluster whose nodes it stops',
-      serviceSettings,
-    },
-    inject: async ({ system, acceptedSoFar, fault }) => {
+  const result = await runOnThreeNodeCluster(
+    '12 rolling restart',
+    clients,
+    async ({ system, acceptedSoFar, fault }) => {
       const { stack } = system;
       for (const node of stack.kafkaNodes) {
         await traffic({ acceptedSoFar }, 2);
@@ -25,7 +22,7 @@ export async function rollingRestart(clients: ServiceClients): Promise<void> {
         fault(`${node} restarted and back in sync`);
       }
     },
-  });
+  );
 
   expectInvariantsHeld(result.invariants);
   // No role died of the fault: each rode it out in its process.

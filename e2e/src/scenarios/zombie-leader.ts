@@ -8,19 +8,16 @@ import {
   waitUntilInSync,
 } from '../faults/kafka-cluster.ts';
 import { expectInvariantsHeld } from '../invariants/expect-held.ts';
-import { runScenario, traffic } from '../scenario.ts';
-import { onServiceClients, type ServiceClients } from './kafka-client.ts';
+import { traffic } from '../scenario.ts';
+import type { ServiceClients } from './kafka-client.ts';
+import { runOnThreeNodeCluster } from './three-node-cluster.ts';
 
 /** Scenario 13: a partition leader frozen past its session and thawed as a zombie, with each service on its client (`clients`). */
 export async function zombieLeader(clients: ServiceClients): Promise<void> {
-  const { name, serviceSettings } = onServiceClients('13 zombie leader', clients);
-  const result = await runScenario(name, {
-    system: {
-      kafkaBrokers: 3,
-      ownServers: 'a three-node cluster whose nodes it stops',
-      serviceSettings,
-    },
-    inject: async ({ system, acceptedSoFar, fault }) => {
+  const result = await runOnThreeNodeCluster(
+    '13 zombie leader',
+    clients,
+    async ({ system, acceptedSoFar, fault }) => {
       const { stack } = system;
       await traffic({ acceptedSoFar }, 2);
       const leader = await leaderOfBusiestPartition(stack, topics.orderEvents);
@@ -42,7 +39,7 @@ export async function zombieLeader(clients: ServiceClients): Promise<void> {
       fault(`${leader} back in sync`);
       await traffic({ acceptedSoFar }, 2, 'traffic after');
     },
-  });
+  );
 
   expectInvariantsHeld(result.invariants);
   // No role died of the fault: each rode it out in its process.

@@ -13,13 +13,16 @@ const PAYMENT_TOPIC = 'payment.events';
 
 export type WakeUp = 'notify' | 'polling';
 
+/** A database handle for raw `sql` reads: no table types, each query says what it selects. */
+type SqlOnlyDb = Kysely<Record<string, never>>;
+
 /** B3's system: the api and the inbox writer for every run, read-only handles on both databases. */
 export interface LatencyBench {
   readonly ctx: BenchContext;
   readonly ordersUrl: string;
   readonly paymentsUrl: string;
-  readonly orders: Kysely<Record<string, never>>;
-  readonly payments: Kysely<Record<string, never>>;
+  readonly orders: SqlOnlyDb;
+  readonly payments: SqlOnlyDb;
   readonly api: RoleHandle;
   readonly inboxWriter: RoleHandle;
   /** When Kafka appended each order's event (the broker's LogAppendTime), by order id. */
@@ -75,8 +78,8 @@ export async function setUpLatency(ctx: BenchContext): Promise<LatencyBench> {
       databaseUrl: paymentsUrl,
     }),
   ]);
-  const orders = benchDb<Record<string, never>>(ordersUrl);
-  const payments = benchDb<Record<string, never>>(paymentsUrl);
+  const orders: SqlOnlyDb = benchDb(ordersUrl);
+  const payments: SqlOnlyDb = benchDb(paymentsUrl);
   return {
     ...{ ctx, ordersUrl, paymentsUrl, orders, payments, api, inboxWriter, appendedAt, reader },
     handledSoFar: 0,

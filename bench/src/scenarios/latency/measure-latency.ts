@@ -3,17 +3,13 @@ import { sql } from 'kysely';
 import { measureCpu, serverGroups, type CpuUse } from '../../cpu.ts';
 import { offerOrders } from '../../load.ts';
 import type { RoleHandle } from '../../services.ts';
+import { clientViewOf, type ClientView } from './client-view.ts';
 import { ORDER_TOPIC, type LatencyBench, type WakeUp } from './latency-bench.ts';
 
 /** One offered rate with one wake-up mode: what the clients saw and what the pipeline took. */
-export interface LatencyRun {
+export interface LatencyRun extends ClientView {
   readonly rate: number;
   readonly wakeUp: WakeUp;
-  readonly offeredRate: number;
-  readonly orders: number;
-  readonly failed: number;
-  readonly failures: string;
-  readonly responseMs: readonly number[];
   readonly toKafkaMs: readonly number[];
   readonly toHandledMs: readonly number[];
   /** CPU while the load was offered, by process. */
@@ -76,11 +72,7 @@ export async function measureLatency(
   return {
     rate: run.rate,
     wakeUp: run.wakeUp,
-    offeredRate: load.offeredRate,
-    orders: ids.length,
-    failed: load.failed,
-    failures: [...load.failures].map(([reason, n]) => `${reason} ×${n}`).join(', '),
-    responseMs: load.responseMs,
+    ...clientViewOf(load),
     ...(await latencies(bench, ids)),
     cpu,
   };

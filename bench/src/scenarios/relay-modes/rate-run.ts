@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { unpublishedLeft } from '../../backlog.ts';
 import { measureCpu, serverGroups, type CpuUse } from '../../cpu.ts';
 import { offerOrders, type OfferedLoadResult } from '../../load.ts';
+import { clientViewOf, type ClientView } from '../latency/client-view.ts';
 import { ORDER_TOPIC } from '../latency/latency-bench.ts';
 import {
   walPosition,
@@ -12,15 +13,9 @@ import {
 } from './relay-modes-bench.ts';
 
 /** One offered rate through one relay: latency to Kafka, and what each order cost to publish. */
-export interface RateRun {
+export interface RateRun extends ClientView {
   readonly mode: RelayMode;
   readonly rate: number;
-  readonly offeredRate: number;
-  readonly orders: number;
-  readonly failed: number;
-  /** Why requests failed: HTTP status or error name, with counts. */
-  readonly failures: string;
-  readonly responseMs: readonly number[];
   readonly toKafkaMs: readonly number[];
   /** WAL PostgreSQL wrote per order, the relay's own writes (or none) included. */
   readonly walBytesPerOrder: number;
@@ -75,11 +70,7 @@ export async function rateRun(
   return {
     mode: system.mode,
     rate: run.rate,
-    offeredRate: load.offeredRate,
-    orders: ids.length,
-    failed: load.failed,
-    failures: [...load.failures].map(([reason, n]) => `${reason} ×${n}`).join(', '),
-    responseMs: load.responseMs,
+    ...clientViewOf(load),
     toKafkaMs: await toKafkaMs(bench, system, ids),
     walBytesPerOrder: walBytes / Math.max(1, ids.length),
     cpu,

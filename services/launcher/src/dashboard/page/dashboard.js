@@ -29,6 +29,10 @@ const perService = (pick) => (point) =>
 const perSlot = (pick) => (point) =>
   Object.fromEntries(Object.entries(point.replicationSlots).map(([name, s]) => [name, pick(s)]));
 
+// Charts of one figure per service (or per replication slot), by id: [title, the figure].
+const figureCharts = (per, figures) =>
+  Object.entries(figures).map(([id, [title, figure]]) => ({ id, title, series: per(figure) }));
+
 const ordersChart = {
   id: 'orders-accepted',
   title: 'Orders accepted per second',
@@ -37,35 +41,21 @@ const ordersChart = {
 // What says whether the outboxes get published. In CDC mode nothing marks a row published, so
 // there is no backlog to count: each service's replication slot and its connector tell instead.
 const publishingCharts = {
-  polling: [
-    {
-      id: 'outbox-backlog',
-      title: 'Outbox backlog (unpublished rows)',
-      series: perService((s) => s.unpublished),
-    },
-    {
-      id: 'oldest-unpublished',
-      title: 'Oldest unpublished event (seconds)',
-      series: perService((s) => s.oldestUnpublishedAgeSeconds),
-    },
-  ],
-  cdc: [
-    {
-      id: 'slot-lag-seconds',
-      title: 'Replication slot lag (seconds behind the WAL)',
-      series: perSlot((s) => s.lagSeconds),
-    },
-    {
-      id: 'slot-lag-bytes',
-      title: 'Replication slot lag (WAL bytes not confirmed)',
-      series: perSlot((s) => s.lagBytes),
-    },
-    {
-      id: 'connector-running',
-      title: 'CDC connector running (1 yes, 0 no)',
-      series: perSlot((s) => (s.connectorRunning ? 1 : 0)),
-    },
-  ],
+  polling: figureCharts(perService, {
+    'outbox-backlog': ['Outbox backlog (unpublished rows)', (s) => s.unpublished],
+    'oldest-unpublished': [
+      'Oldest unpublished event (seconds)',
+      (s) => s.oldestUnpublishedAgeSeconds,
+    ],
+  }),
+  cdc: figureCharts(perSlot, {
+    'slot-lag-seconds': ['Replication slot lag (seconds behind the WAL)', (s) => s.lagSeconds],
+    'slot-lag-bytes': ['Replication slot lag (WAL bytes not confirmed)', (s) => s.lagBytes],
+    'connector-running': [
+      'CDC connector running (1 yes, 0 no)',
+      (s) => (s.connectorRunning ? 1 : 0),
+    ],
+  }),
 };
 const otherCharts = [
   { id: 'consumer-lag', title: 'Consumer lag per group (messages)', series: (p) => p.consumerLag },
