@@ -77,7 +77,7 @@ describe('where things may happen, by source', () => {
     // Retention deletes by a table name it is given (`sql.table`), outbox_event among them.
     expect(
       filesMatching(/DELETE FROM (outbox_event|\$\{sql\.table)|deleteFrom\(\s*'outbox_event'/),
-    ).toEqual(['packages/outbox/src/operations/retention.ts']);
+    ).toEqual(['packages/outbox/src/ops/retention.ts']);
   });
 
   it('R-DIST-OBX-2: only the critical consumer (payment-service) runs an inbox; the rest dedup with processed_event', () => {

@@ -146,7 +146,7 @@ export const mutations: readonly Mutation[] = Object.freeze([
     breaks:
       "the inbox processor marks every row of a failed batch processed, the failing row's included, instead of applying each alone",
     edits: failedBatchMarksAll,
-    mustFailIn: ['packages/outbox/test/inbox/batch-handler.test.ts'],
+    mustFailIn: ['packages/outbox/test/inbox-processor/batch-handler.test.ts'],
   },
   {
     name: 'retention-takes-unfinished',
@@ -160,7 +160,7 @@ export const mutations: readonly Mutation[] = Object.freeze([
     breaks:
       'retention holds its advisory lock for the session, which a pooler in transaction mode leaves on a server connection',
     edits: retentionSessionLock,
-    mustFailIn: ['packages/outbox/test/operations/retention-behind-pooler.test.ts'],
+    mustFailIn: ['packages/outbox/test/ops/retention-behind-pooler.test.ts'],
   },
   {
     name: 'unbounded-admission-wait',

@@ -9,43 +9,46 @@ export type { OutboxTables } from './schema/tables.ts';
 export { outboxMigrations, migrateOutbox } from './schema/migrations.ts';
 
 // Shared
-export type { Logger } from './logger.ts';
-export { silentLogger } from './logger.ts';
-export { OutboxError } from './errors.ts';
-export type { OutboxErrorCode } from './errors.ts';
+export { silentLogger, type Logger } from './logger.ts';
+export { OutboxError, type OutboxErrorCode } from './errors.ts';
 export type { Worker } from './worker.ts';
 export { createPgPool } from './pg-pool/create-pg-pool.ts';
 
 // Write side
-export { enqueue, enqueueMany } from './outbox/enqueue.ts';
-export type { EnqueueOptions } from './outbox/enqueue.ts';
-export type { OutboxEventInput } from './outbox/outbox-event-input.ts';
-export { createOutboxNotifier } from './outbox/commit-notifier.ts';
+export { enqueue, enqueueMany, type EnqueueOptions } from './enqueue/enqueue.ts';
+export type { OutboxEventInput } from './enqueue/outbox-event-input.ts';
+export { createOutboxNotifier } from './enqueue/commit-notifier.ts';
 
 // Relay
-export { startRelay } from './relay/start-relay.ts';
-export type { RelayDeps } from './relay/start-relay.ts';
+export { startRelay, type RelayDeps } from './relay/start-relay.ts';
 export type { RelayOptions } from './relay/relay-options.ts';
 
 // The port to Kafka (its adapters are /kafkajs and /platformatic; its types are /kafka-port)
 export type { KafkaClient } from './kafka-port/kafka-client.ts';
-export type { ReceivedEvent, EventValidator } from './kafka/received-event.ts';
+export type { ReceivedEvent, EventValidator } from './receive/received-event.ts';
 
-// Inbox (critical consumers)
-export { startInboxWriter } from './inbox/start-inbox-writer.ts';
-export type { InboxWriterDeps } from './inbox/writer-deps.ts';
-export { startInboxProcessor } from './inbox/start-inbox-processor.ts';
-export type { InboxProcessorDeps } from './inbox/start-inbox-processor.ts';
+// Inbox writer (critical consumers: each message into inbox_event, then the offset)
+export { startInboxWriter } from './inbox-writer/start-inbox-writer.ts';
+export type { InboxWriterDeps } from './inbox-writer/writer-deps.ts';
+export type { InboxWriterOptions } from './inbox-writer/writer-options.ts';
+
+// Inbox processor (the stored rows through their handlers, in local transactions)
+export {
+  startInboxProcessor,
+  type InboxProcessorDeps,
+} from './inbox-processor/start-inbox-processor.ts';
+export {
+  DEFAULT_INBOX_PROCESSOR_OPTIONS,
+  type InboxProcessorOptions,
+} from './inbox-processor/processor-options.ts';
 export type {
   BatchInboxHandler,
   CallingInboxHandler,
   InboxBatchItem,
   InboxHandler,
   TransactionalInboxHandler,
-} from './inbox/inbox-handler.ts';
-export type { InboxEvent } from './inbox/inbox-event.ts';
-export type { InboxWriterOptions, InboxProcessorOptions } from './inbox/inbox-options.ts';
-export { DEFAULT_INBOX_PROCESSOR_OPTIONS } from './inbox/inbox-options.ts';
+} from './inbox-processor/inbox-handler.ts';
+export type { InboxEvent } from './inbox-processor/inbox-event.ts';
 
 // Dedup consumer (ordinary consumers: a processed_event row in the effect's transaction)
 export { startDedupConsumer } from './dedup-consumer/start-dedup-consumer.ts';

@@ -24,6 +24,5 @@ export type {
   CommittedOffset,
   TopicDescription,
 } from './kafka-port/kafka-client.ts';
-export { toEventRecord } from './relay/event-record.ts';
-export { EVENT_HEADERS } from './kafka/event-headers.ts';
-export type { EventMessageFields, EventRecord } from './relay/event-record.ts';
+export { toEventRecord, type EventMessageFields, type EventRecord } from './relay/event-record.ts';
+export { EVENT_HEADERS } from './receive/event-headers.ts';

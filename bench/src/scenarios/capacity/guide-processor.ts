@@ -11,38 +11,6 @@ import { sleep } from '../../stats.ts';
 const GUIDE_BATCH = 100;
 const GUIDE_FIXED_DELAY_MS = 200;
 
-interface GuideRow {
-  readonly event_id: string;
-  readonly event_type: string;
-  readonly aggregate_type: string;
-  readonly aggregate_id: string;
-  readonly partition_key: string;
-  readonly payload: unknown;
-  readonly topic: string;
-  readonly kafka_partition: number;
-  readonly kafka_offset: string;
-  readonly occurred_at: Date;
-  readonly received_at: Date;
-}
-
-function toEvent(row: GuideRow): InboxEvent {
-  return {
-    eventId: row.event_id,
-    eventType: row.event_type,
-    aggregateType: row.aggregate_type,
-    aggregateId: row.aggregate_id,
-    partitionKey: row.partition_key,
-    payload: row.payload,
-    occurredAt: row.occurred_at,
-    topic: row.topic,
-    partition: row.kafka_partition,
-    offset: row.kafka_offset,
-    headers: {},
-    receivedAt: row.received_at,
-    attempts: 0,
-  };
-}
-
 /** The handler inside the row's transaction, as the guide's processEventInLocalTransaction. */
 async function handleInTransaction<DB>(
   trx: Transaction<DB>,
@@ -64,19 +32,23 @@ export async function startGuideProcessor<DB extends OutboxTables>(deps: {
 }): Promise<{ stop(): Promise<void> }> {
   let running = true;
   const runOnce = async (): Promise<void> => {
-    const batch = await sql<GuideRow>`
-      SELECT event_id, event_type, aggregate_type, aggregate_id, partition_key, payload, topic,
-        kafka_partition, kafka_offset, occurred_at, received_at
+    // The rows read as the handlers' events; the guide reads no headers and counts no attempts.
+    const batch = await sql<Omit<InboxEvent, 'headers' | 'attempts'>>`
+      SELECT event_id AS "eventId", event_type AS "eventType", aggregate_type AS "aggregateType",
+        aggregate_id AS "aggregateId", partition_key AS "partitionKey", payload, topic,
+        kafka_partition AS "partition", kafka_offset AS "offset", occurred_at AS "occurredAt",
+        received_at AS "receivedAt"
       FROM inbox_event WHERE NOT processed ORDER BY received_at LIMIT ${GUIDE_BATCH}`.execute(
       deps.db,
     );
     for (const row of batch.rows) {
       if (!running) return;
-      const handler = deps.handlers[row.event_type];
+      const handler = deps.handlers[row.eventType];
+      const event: InboxEvent = { ...row, headers: {}, attempts: 0 };
       await deps.db.transaction().execute(async (trx) => {
-        if (handler !== undefined) await handleInTransaction(trx, handler, toEvent(row));
+        if (handler !== undefined) await handleInTransaction(trx, handler, event);
         await sql`UPDATE inbox_event SET processed = true, processed_at = now()
-          WHERE event_id = ${row.event_id}`.execute(trx);
+          WHERE event_id = ${row.eventId}`.execute(trx);
       });
     }
   };

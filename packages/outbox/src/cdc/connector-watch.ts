@@ -1,4 +1,4 @@
-import type { OutboxMetrics } from '../operations/metrics.ts';
+import type { OutboxMetrics } from '../ops/metrics.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { configureCdcRelay, type CdcRelayDeps } from './cdc-relay.ts';
 import { ConnectApi, connectorFailure, isConnectorRunning } from './connect-api.ts';

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import type { OutboxMetrics } from '../operations/metrics.ts';
-import type { ProgressReporter } from '../operations/stall-watch.ts';
+import type { OutboxMetrics } from '../ops/metrics.ts';
+import type { ProgressReporter } from '../ops/stall-watch.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { lsnBytes, WalTimeline } from './wal-position.ts';
 

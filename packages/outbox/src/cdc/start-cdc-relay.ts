@@ -2,7 +2,7 @@ import type { BackoffOptions } from '../internal/backoff.ts';
 import { StateLog } from '../internal/state-log.ts';
 import { outboxDb } from '../internal/views.ts';
 import { WorkerLoops } from '../internal/worker-loop.ts';
-import type { OutboxMetrics } from '../operations/metrics.ts';
+import type { OutboxMetrics } from '../ops/metrics.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import type { Worker } from '../worker.ts';
 import { replicationName } from './cdc-connector-config.ts';

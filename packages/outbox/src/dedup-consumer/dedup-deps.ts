@@ -1,8 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { KafkaClient } from '../kafka-port/kafka-client.ts';
-import type { ReceivedEvent } from '../kafka/received-event.ts';
+import type { ReceivedEvent } from '../receive/received-event.ts';
 import type { Logger } from '../logger.ts';
-import type { OutboxMetrics } from '../operations/metrics.ts';
+import type { OutboxMetrics } from '../ops/metrics.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import type { DedupConsumerHooks, DedupConsumerOptions } from './dedup-options.ts';
 

@@ -1,5 +1,5 @@
 import type { BackoffOptions } from '../internal/backoff.ts';
-import type { EventValidator } from '../kafka/received-event.ts';
+import type { EventValidator } from '../receive/received-event.ts';
 
 /** Moments of the dedup consumer's unit of work a caller can act at; none in a deployment. */
 export interface DedupConsumerHooks {

@@ -1,14 +1,14 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { parkMessages } from '../kafka/park.ts';
-import { parseMessage } from '../kafka/parse-message.ts';
-import type { ReceivedEvent } from '../kafka/received-event.ts';
+import { parkMessages } from '../receive/park.ts';
+import { parseMessage } from '../receive/parse-message.ts';
+import type { ReceivedEvent } from '../receive/received-event.ts';
 import type { BatchControl, ConsumedBatch, ConsumedMessage } from '../kafka-port/kafka-client.ts';
 import { backoffDelay, type BackoffOptions } from '../internal/backoff.ts';
 import { dataErrorOf, refusedDataReason } from '../internal/data-error.ts';
 import { Abandoned, retryInPlace } from '../internal/retry-in-place.ts';
 import { describe, StateLog } from '../internal/state-log.ts';
 import { outboxDb, outboxTrx } from '../internal/views.ts';
-import type { ProgressReporter } from '../operations/stall-watch.ts';
+import type { ProgressReporter } from '../ops/stall-watch.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { startEventSpan, type EventSpan } from '../trace/spans.ts';
 import { recordProcessedEvents } from './record-processed-events.ts';

@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import { copiesPerEvent } from '../internal/redeliveries.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 
 /**
@@ -33,10 +34,7 @@ export async function recordProcessedEvents(
   if (repeats.length > 0) {
     await sql`
       UPDATE processed_event AS p SET redeliveries = p.redeliveries + r.copies
-      FROM (
-        SELECT event_id, count(*)::integer AS copies FROM unnest(${repeats}::uuid[]) AS event_id
-        GROUP BY event_id
-      ) AS r
+      FROM (${copiesPerEvent(repeats)}) AS r
       WHERE p.consumer = ${consumer} AND p.event_id = r.event_id
     `.execute(trx);
   }

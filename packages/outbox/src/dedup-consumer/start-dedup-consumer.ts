@@ -1,5 +1,5 @@
-import { DEFAULT_CONSUMER_BACKOFF } from '../kafka/consumer-settings.ts';
-import { startGroupConsumer } from '../kafka/start-group-consumer.ts';
+import { DEFAULT_CONSUMER_BACKOFF } from '../receive/consumer-settings.ts';
+import { startGroupConsumer } from '../receive/start-group-consumer.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import type { Worker } from '../worker.ts';
 import type { DedupConsumerDeps } from './dedup-deps.ts';

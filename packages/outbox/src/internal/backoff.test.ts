@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay } from './backoff.ts';
-import { isUuid, uuidv7 } from '../outbox/uuid-v7.ts';
+import { isUuid, uuidv7 } from '../enqueue/uuid-v7.ts';
 
 describe('backoffDelay', () => {
   const options = { initialMs: 100, maxMs: 1000, multiplier: 2 };

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
+import type { OutboxMetrics } from '../ops/metrics.ts';
 import { backoffDelay, type BackoffOptions } from './backoff.ts';
 import { Wakeup } from './wakeup.ts';
 
@@ -73,6 +74,37 @@ export function startListener(deps: ListenerDeps): { stop(): Promise<void> } {
       await done;
     },
   };
+}
+
+/** What a worker's LISTEN takes from the worker's deps. */
+export interface WorkerListenDeps {
+  /** The dedicated connection; without it the worker only polls. */
+  readonly listen?: pg.ClientConfig | undefined;
+  readonly logger: Logger;
+  readonly metrics?: Pick<OutboxMetrics, 'notificationsHeardTotal'> | undefined;
+}
+
+/**
+ * A worker's LISTEN on `channel` when its options ask for one (`notify`) and its deps give it a
+ * connection; undefined otherwise, and the worker only polls. Each notification heard counts in
+ * the `notificationsHeardTotal` metric.
+ */
+export function listenWhenAsked(
+  deps: WorkerListenDeps,
+  options: { readonly notify: boolean; readonly backoff: BackoffOptions },
+  channel: string,
+  onNotify: () => void,
+): { stop(): Promise<void> } | undefined {
+  if (!options.notify || !deps.listen) return undefined;
+  const { logger, metrics } = deps;
+  return startListener({
+    config: deps.listen,
+    channel,
+    logger,
+    backoff: options.backoff,
+    onNotify,
+    onHeard: () => metrics?.notificationsHeardTotal.inc({ channel }),
+  });
 }
 
 /** A client that hands on the channel's notifications and wakes `gone` when it drops. */

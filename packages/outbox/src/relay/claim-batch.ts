@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { recordBytes } from '../outbox/kafka-limits.ts';
+import { recordBytes } from '../enqueue/kafka-limits.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { COMMIT_ORDER_FENCE } from './commit-order-fence.ts';
 import { toEventRecord } from './event-record.ts';

@@ -1,4 +1,4 @@
-import { EVENT_HEADERS } from '../kafka/event-headers.ts';
+import { EVENT_HEADERS } from '../receive/event-headers.ts';
 import type { OutgoingRecord } from '../kafka-port/kafka-client.ts';
 
 /** The columns of an outbox row that make up its Kafka record. */

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
+import { eventSummaryOf } from '../internal/event-summary.ts';
 import type { EventProducer } from '../kafka-port/kafka-client.ts';
-import type { OutboxMetrics } from '../operations/metrics.ts';
+import type { OutboxMetrics } from '../ops/metrics.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { inBatchTransaction } from './batch-transaction.ts';
 import { claimBatch, type ClaimedEvent } from './claim-batch.ts';
@@ -140,11 +141,5 @@ async function markRefused(
 }
 
 function toBatchEvent(row: ClaimedEvent): RelayBatchEvent {
-  return {
-    id: row.id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    topic: row.topic,
-    partitionKey: row.partition_key,
-  };
+  return { id: row.id, ...eventSummaryOf(row) };
 }

@@ -1,6 +1,6 @@
 import { OutboxError } from '../errors.ts';
 import type { BackoffOptions } from '../internal/backoff.ts';
-import { KAFKA_DEFAULT_MAX_RECORD_BYTES } from '../outbox/kafka-limits.ts';
+import { KAFKA_DEFAULT_MAX_RECORD_BYTES } from '../enqueue/kafka-limits.ts';
 
 /** One event of a batch the relay just had acknowledged by Kafka. */
 export interface RelayBatchEvent {

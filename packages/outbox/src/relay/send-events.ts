@@ -1,5 +1,5 @@
 import type { EventProducer } from '../kafka-port/kafka-client.ts';
-import { invalidTopicReason, recordBytes } from '../outbox/kafka-limits.ts';
+import { invalidTopicReason, recordBytes } from '../enqueue/kafka-limits.ts';
 import type { ClaimedEvent } from './claim-batch.ts';
 import { toEventRecord, type EventRecord } from './event-record.ts';
 import { startEventSpan, tracingAvailable, type EventSpan } from '../trace/spans.ts';

@@ -1,16 +1,16 @@
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import type { KafkaClient } from '../kafka-port/kafka-client.ts';
-import { startListener } from '../internal/listener.ts';
+import { listenWhenAsked } from '../internal/listener.ts';
 import { outboxDb } from '../internal/views.ts';
 import { WorkerLoops } from '../internal/worker-loop.ts';
 import type { Logger } from '../logger.ts';
-import type { OutboxMetrics } from '../operations/metrics.ts';
-import { OUTBOX_CHANNEL } from '../outbox/channels.ts';
-import { hasUnpublishedEvents } from '../outbox/has-unpublished-events.ts';
+import type { OutboxMetrics } from '../ops/metrics.ts';
+import { OUTBOX_CHANNEL } from '../enqueue/channels.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import type { Worker } from '../worker.ts';
 import { oldestHeldByFenceMs } from './commit-order-fence.ts';
+import { hasUnpublishedEvents } from './has-unpublished-events.ts';
 import { startRelayLane } from './relay-lane.ts';
 import { resolveRelayOptions, type RelayOptions } from './relay-options.ts';
 
@@ -46,17 +46,7 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
   );
   const probeFence = (): void => fenceHold?.checkWork(() => oldestHeldByFenceMs(db));
 
-  const listener =
-    options.notify && deps.listen
-      ? startListener({
-          config: deps.listen,
-          channel: OUTBOX_CHANNEL,
-          logger,
-          backoff: options.backoff,
-          onNotify: () => loops.wake(),
-          onHeard: () => deps.metrics?.notificationsHeardTotal.inc({ channel: OUTBOX_CHANNEL }),
-        })
-      : undefined;
+  const listener = listenWhenAsked(deps, options, OUTBOX_CHANNEL, () => loops.wake());
   if (options.notify && !deps.listen) {
     logger.info({ component: 'outbox-relay' }, 'no LISTEN connection given: polling only');
   }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { createPgPool, migrateOutbox, silentLogger, type OutboxTables } from '../../src/index.ts';
 import { DEFAULT_RELAY_OPTIONS } from '../../src/relay/relay-options.ts';
-import { claimInboxRows } from '../../src/inbox/claim-inbox-rows.ts';
+import { claimInboxRows } from '../../src/inbox-processor/claim-inbox-rows.ts';
 import { beginBatchTransaction } from '../../src/relay/batch-transaction.ts';
 import { claimBatch } from '../../src/relay/claim-batch.ts';
 import { stack } from '../support/harness.ts';

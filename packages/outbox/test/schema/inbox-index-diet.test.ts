@@ -11,7 +11,7 @@ import {
   type OutboxTables,
 } from '../../src/index.ts';
 import { OUTBOX_MIGRATION_TABLE } from '../../src/schema/migrations.ts';
-import { claimInboxRows } from '../../src/inbox/claim-inbox-rows.ts';
+import { claimInboxRows } from '../../src/inbox-processor/claim-inbox-rows.ts';
 import { stack } from '../support/harness.ts';
 import { insertInboxBacklog } from '../support/inbox-backlog.ts';
 

@@ -2,7 +2,7 @@ import {
   discardDeadInboxEvents,
   listDeadInboxEvents,
   requeueDeadInboxEvents,
-} from '../../inbox/dead-rows.ts';
+} from '../../inbox-processor/dead-rows.ts';
 import { rowTriageCommands } from './row-triage.ts';
 
 /** Dead inbox rows: `dead list`, `dead requeue`, `dead discard --yes`. */

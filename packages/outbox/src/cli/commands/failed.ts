@@ -2,7 +2,7 @@ import {
   listFailedOutboxEvents,
   retryFailedOutboxEvents,
   skipFailedOutboxEvents,
-} from '../../operations/failed-events.ts';
+} from '../../ops/failed-events.ts';
 import { rowTriageCommands } from './row-triage.ts';
 
 /** FAILED outbox rows: `failed list`, `failed retry`, `failed skip --yes`. */

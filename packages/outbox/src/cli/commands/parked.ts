@@ -1,7 +1,7 @@
-import { discardParkedMessages, requeueParkedMessages } from '../../kafka/parked-operations.ts';
-import { readParkedMessages, type ParkedMessage } from '../../kafka/read-parked-messages.ts';
+import { discardParkedMessages, requeueParkedMessages } from '../../receive/parked-operations.ts';
+import { readParkedMessages, type ParkedMessage } from '../../receive/read-parked-messages.ts';
 import { rowIds, UsageError, wholeNumber } from '../args.ts';
-import { noPositionals, reportActed, EXIT, type Subcommand } from '../command.ts';
+import { noPositionals, reportActed, EXIT, type CliContext, type Subcommand } from '../command.ts';
 import { printRows } from '../output.ts';
 
 const NOT_PARKED = 'no parked message has that id';
@@ -92,33 +92,48 @@ export const parkedShow: Subcommand = {
   },
 };
 
-export const parkedRequeue: Subcommand = {
-  usage: 'parked requeue ID... [--json]   (needs KAFKA_BROKERS)',
-  options: { json: 'boolean' },
-  async run(context, args) {
-    const ids = rowIds(args.positionals);
-    const requeued = await requeueParkedMessages(context.db(), await context.producer(), ids);
-    return reportActed(context, args, {
-      verb: 'requeued',
-      acted: requeued.length,
-      requested: ids.length,
-      notes: NOT_PARKED,
-    });
-  },
-};
+/** What `parked requeue` and `parked discard` differ in. */
+interface ParkedAction {
+  readonly usage: string;
+  /** Refused without `--yes`. */
+  readonly destructive: boolean;
+  /** As reported: `requeued 2 of 3`. */
+  readonly done: string;
+  /** Acts on the named messages; returns how many it acted on. */
+  act(context: CliContext, ids: readonly string[]): Promise<number>;
+}
 
-export const parkedDiscard: Subcommand = {
+/** `parked <verb> ID...`: acts on the parked messages named by id and reports how many. */
+function parkedCommand(action: ParkedAction): Subcommand {
+  const { destructive } = action;
+  return {
+    usage: action.usage,
+    options: destructive ? { yes: 'boolean', json: 'boolean' } : { json: 'boolean' },
+    destructive,
+    async run(context, args) {
+      const ids = rowIds(args.positionals);
+      const acted = await action.act(context, ids);
+      return reportActed(context, args, {
+        verb: action.done,
+        acted,
+        requested: ids.length,
+        notes: NOT_PARKED,
+      });
+    },
+  };
+}
+
+export const parkedRequeue = parkedCommand({
+  usage: 'parked requeue ID... [--json]   (needs KAFKA_BROKERS)',
+  destructive: false,
+  done: 'requeued',
+  act: async (context, ids) =>
+    (await requeueParkedMessages(context.db(), await context.producer(), ids)).length,
+});
+
+export const parkedDiscard = parkedCommand({
   usage: 'parked discard ID... --yes [--json]',
-  options: { yes: 'boolean', json: 'boolean' },
   destructive: true,
-  async run(context, args) {
-    const ids = rowIds(args.positionals);
-    const acted = await discardParkedMessages(context.db(), ids);
-    return reportActed(context, args, {
-      verb: 'discarded',
-      acted,
-      requested: ids.length,
-      notes: NOT_PARKED,
-    });
-  },
-};
+  done: 'discarded',
+  act: (context, ids) => discardParkedMessages(context.db(), ids),
+});

@@ -1,4 +1,4 @@
-import { replayOutbox, type ReplaySelection } from '../../operations/replay.ts';
+import { replayOutbox, type ReplaySelection } from '../../ops/replay.ts';
 import { UsageError } from '../args.ts';
 import { noPositionals, EXIT, type Subcommand } from '../command.ts';
 

@@ -2,8 +2,8 @@ import {
   previewRetention,
   type RetentionOptions,
   type RetentionTable,
-} from '../../operations/retention.ts';
-import { runRetentionExclusively } from '../../operations/retention-lock.ts';
+} from '../../ops/retention.ts';
+import { runRetentionExclusively } from '../../ops/retention-lock.ts';
 import { duration, UsageError, wholeNumber, type ParsedArgs } from '../args.ts';
 import { noPositionals, EXIT, type Subcommand } from '../command.ts';
 import { printRows } from '../output.ts';

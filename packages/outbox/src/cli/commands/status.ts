@@ -1,4 +1,4 @@
-import { readOutboxStatus } from '../../operations/status.ts';
+import { readOutboxStatus } from '../../ops/status.ts';
 import { noPositionals, EXIT, type Subcommand } from '../command.ts';
 import { printRows } from '../output.ts';
 

@@ -7,7 +7,8 @@ import type {
   PartitionEnds,
   TopicDescription,
 } from '../kafka-client.ts';
-import { onceApplied, waitForLeaders } from '../settle-topics.ts';
+import { configEntries } from '../shared/config-entries.ts';
+import { onceApplied, waitForLeaders } from '../shared/settle-topics.ts';
 import type { CountRequests } from './request-counting.ts';
 
 // kafkajs is CommonJS and Node's ESM loader does not see this export as a named one.
@@ -57,10 +58,7 @@ class KafkajsAdmin implements KafkaAdmin {
         ...(topic.replicationFactor === undefined
           ? {}
           : { replicationFactor: topic.replicationFactor }),
-        configEntries: Object.entries(topic.configs ?? {}).map(([name, value]) => ({
-          name,
-          value,
-        })),
+        configEntries: configEntries(topic.configs),
       })),
     });
     await waitForLeaders(
@@ -103,18 +101,10 @@ class KafkajsAdmin implements KafkaAdmin {
 
   async replaceTopicConfigs(topic: string, configs: Readonly<Record<string, string>>) {
     // kafkajs has no incremental alter: AlterConfigs replaces the topic's whole config.
+    const resource = { type: ConfigResourceTypes.TOPIC, name: topic };
+    const resources = [{ ...resource, configEntries: configEntries(configs) }];
     await onceApplied(
-      () =>
-        this.#admin.alterConfigs({
-          validateOnly: false,
-          resources: [
-            {
-              type: ConfigResourceTypes.TOPIC,
-              name: topic,
-              configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })),
-            },
-          ],
-        }),
+      () => this.#admin.alterConfigs({ validateOnly: false, resources }),
       notAppliedYet,
     );
   }

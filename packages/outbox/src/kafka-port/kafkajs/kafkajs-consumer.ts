@@ -1,6 +1,6 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { backoffDelay } from '../../internal/backoff.ts';
-import { FETCH_MAX_BYTES_PER_PARTITION, FETCH_MIN_BYTES } from '../../kafka/consumer-settings.ts';
+import { FETCH_MAX_BYTES_PER_PARTITION, FETCH_MIN_BYTES } from '../../receive/consumer-settings.ts';
 import { StateLog } from '../../internal/state-log.ts';
 import { Wakeup } from '../../internal/wakeup.ts';
 import type { Worker } from '../../worker.ts';

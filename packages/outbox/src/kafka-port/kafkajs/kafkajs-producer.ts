@@ -15,8 +15,8 @@ import type {
   SendReport,
 } from '../kafka-client.ts';
 import type { CountRequests } from './request-counting.ts';
-import { SendOutcomes } from '../send-outcomes.ts';
-import { withSendTimeout } from '../send-timeout.ts';
+import { SendOutcomes } from '../shared/send-outcomes.ts';
+import { withSendTimeout } from '../shared/send-timeout.ts';
 import { classifySendError, type SendErrorKind } from './send-error.ts';
 
 /**

@@ -7,8 +7,10 @@ import type {
   PartitionEnds,
   TopicDescription,
 } from '../kafka-client.ts';
-import { onceApplied, waitForLeaders } from '../settle-topics.ts';
-import type { PlatformaticConnection } from './platformatic-connection.ts';
+import { configEntries } from '../shared/config-entries.ts';
+import { onceApplied, waitForLeaders } from '../shared/settle-topics.ts';
+import { LazyClient } from './lazy-client.ts';
+import { clientOptions, type PlatformaticConnection } from './platformatic-connection.ts';
 
 /** EARLIEST and LATEST in a ListOffsets request. */
 const EARLIEST = -2n;
@@ -26,27 +28,29 @@ export function createPlatformaticAdmin(
 }
 
 class PlatformaticAdmin implements KafkaAdmin {
-  readonly #connection: PlatformaticConnection;
-  readonly #options: AdminOptions;
-  #admin: Admin | undefined;
+  readonly #admin: LazyClient<Admin>;
 
-  constructor(connection: PlatformaticConnection, options: AdminOptions) {
-    this.#connection = connection;
-    this.#options = options;
+  constructor(connection: PlatformaticConnection, { retries }: AdminOptions) {
+    this.#admin = new LazyClient(
+      () =>
+        new Admin({
+          ...clientOptions(connection),
+          ...(retries === undefined ? {} : { retries }),
+          retryDelay: 200,
+        }),
+    );
   }
 
   async connect(): Promise<void> {
-    this.#open();
+    this.#admin.get();
   }
 
   async disconnect(): Promise<void> {
-    const closing = this.#admin;
-    this.#admin = undefined;
-    await closing?.close().catch(() => undefined);
+    await this.#admin.close();
   }
 
   listTopics(): Promise<string[]> {
-    return this.#open().listTopics();
+    return this.#admin.get().listTopics();
   }
 
   async createTopics(topics: readonly NewTopic[]): Promise<void> {
@@ -54,11 +58,11 @@ class PlatformaticAdmin implements KafkaAdmin {
     // One call per topic: a call applies one set of partitions and settings to all its topics.
     for (const topic of topics) {
       try {
-        await this.#open().createTopics({
+        await this.#admin.get().createTopics({
           topics: [topic.topic],
           partitions: topic.partitions,
           replicas: topic.replicationFactor ?? -1,
-          configs: Object.entries(topic.configs ?? {}).map(([name, value]) => ({ name, value })),
+          configs: configEntries(topic.configs),
         });
       } catch (error) {
         if (!hasApiId(error, 'TOPIC_ALREADY_EXISTS')) throw error;
@@ -73,7 +77,7 @@ class PlatformaticAdmin implements KafkaAdmin {
 
   async describeTopics(topics: readonly string[]): Promise<TopicDescription[]> {
     const metadata = await onceApplied(
-      () => this.#open().metadata({ topics: [...topics], forceUpdate: true }),
+      () => this.#admin.get().metadata({ topics: [...topics], forceUpdate: true }),
       notAppliedYet,
     );
     return topics.map((topic) => ({
@@ -89,7 +93,7 @@ class PlatformaticAdmin implements KafkaAdmin {
   async topicConfigs(topic: string, names: readonly string[]): Promise<Record<string, string>> {
     const [described] = await onceApplied(
       () =>
-        this.#open().describeConfigs({
+        this.#admin.get().describeConfigs({
           includeSynonyms: false,
           resources: [
             {
@@ -110,24 +114,16 @@ class PlatformaticAdmin implements KafkaAdmin {
 
   async replaceTopicConfigs(topic: string, configs: Readonly<Record<string, string>>) {
     // AlterConfigs (not the incremental one) replaces the topic's whole config.
+    const resource = { resourceType: ConfigResourceTypes.TOPIC, resourceName: topic };
+    const resources = [{ ...resource, configs: configEntries(configs) }];
     await onceApplied(
-      () =>
-        this.#open().alterConfigs({
-          validateOnly: false,
-          resources: [
-            {
-              resourceType: ConfigResourceTypes.TOPIC,
-              resourceName: topic,
-              configs: Object.entries(configs).map(([name, value]) => ({ name, value })),
-            },
-          ],
-        }),
+      () => this.#admin.get().alterConfigs({ validateOnly: false, resources }),
       notAppliedYet,
     );
   }
 
   async brokerCount(): Promise<number> {
-    const metadata = await this.#open().metadata({ topics: [], forceUpdate: true });
+    const metadata = await this.#admin.get().metadata({ topics: [], forceUpdate: true });
     return metadata.brokers.size;
   }
 
@@ -147,7 +143,7 @@ class PlatformaticAdmin implements KafkaAdmin {
 
   async committedOffsets(groupId: string, topics: readonly string[]): Promise<CommittedOffset[]> {
     const descriptions = await this.describeTopics(topics);
-    const [group] = await this.#open().listConsumerGroupOffsets({
+    const [group] = await this.#admin.get().listConsumerGroupOffsets({
       groups: [
         {
           groupId,
@@ -174,26 +170,13 @@ class PlatformaticAdmin implements KafkaAdmin {
     );
   }
 
-  #open(): Admin {
-    const connection = this.#connection;
-    const retries = this.#options.retries;
-    this.#admin ??= new Admin({
-      clientId: connection.clientId,
-      bootstrapBrokers: [...connection.brokers],
-      ...(retries === undefined ? {} : { retries }),
-      retryDelay: 200,
-      ...(connection.timeoutMs === undefined ? {} : { timeout: connection.timeoutMs }),
-    });
-    return this.#admin;
-  }
-
   /** Each partition's offset at EARLIEST or LATEST. */
   async #offsetsAt(
     topic: string,
     partitions: readonly number[],
     timestamp: bigint,
   ): Promise<Map<number, bigint>> {
-    const listed = await this.#open().listOffsets({
+    const listed = await this.#admin.get().listOffsets({
       topics: [
         {
           name: topic,

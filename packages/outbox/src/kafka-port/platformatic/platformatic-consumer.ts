@@ -3,11 +3,9 @@ import {
   consumerGroupChannel,
   MessagesStreamModes,
   type GroupAssignment,
-  type Message,
-  type MessagesStream,
 } from '@platformatic/kafka';
 import { backoffDelay } from '../../internal/backoff.ts';
-import { FETCH_MAX_BYTES_PER_PARTITION, FETCH_MIN_BYTES } from '../../kafka/consumer-settings.ts';
+import { FETCH_MAX_BYTES_PER_PARTITION, FETCH_MIN_BYTES } from '../../receive/consumer-settings.ts';
 import { StateLog } from '../../internal/state-log.ts';
 import { Wakeup } from '../../internal/wakeup.ts';
 import type { Worker } from '../../worker.ts';
@@ -19,12 +17,9 @@ import type {
   MessageHeaders,
 } from '../kafka-client.ts';
 import { FetchesInFlight } from './fetches-in-flight.ts';
-import type { PlatformaticConnection } from './platformatic-connection.ts';
+import { clientOptions, type PlatformaticConnection } from './platformatic-connection.ts';
+import type { RawConsumer, RawMessage, RawStream } from './raw-types.ts';
 import { PartitionPositions, positionKey } from './stream-positions.ts';
-
-type RawConsumer = Consumer<Buffer, Buffer, Buffer, Buffer>;
-type RawMessage = Message<Buffer, Buffer, Buffer, Buffer>;
-type RawStream = MessagesStream<Buffer, Buffer, Buffer, Buffer>;
 
 /** One running consumer and what this member owns of the group. */
 interface Member {
@@ -143,8 +138,7 @@ class MemberLoop {
   #newMember(): Member {
     const spec = this.#spec;
     const consumer: RawConsumer = new Consumer<Buffer, Buffer, Buffer, Buffer>({
-      clientId: this.#connection.clientId,
-      bootstrapBrokers: [...this.#connection.brokers],
+      ...clientOptions(this.#connection),
       groupId: spec.groupId,
       sessionTimeout: spec.sessionTimeoutMs,
       rebalanceTimeout: this.#rebalanceTimeoutMs,
@@ -153,7 +147,6 @@ class MemberLoop {
       autocommit: false,
       retries: 2,
       retryDelay: 200,
-      ...(this.#connection.timeoutMs === undefined ? {} : { timeout: this.#connection.timeoutMs }),
     });
     return {
       consumer,

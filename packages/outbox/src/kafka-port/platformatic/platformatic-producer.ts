@@ -1,9 +1,4 @@
-import {
-  compatibilityPartitioner,
-  Producer,
-  type MessageToProduce,
-  type ProduceResult,
-} from '@platformatic/kafka';
+import { compatibilityPartitioner, Producer, type ProduceResult } from '@platformatic/kafka';
 import type {
   EventProducer,
   OutgoingHeaders,
@@ -12,13 +7,12 @@ import type {
   SendOptions,
   SendReport,
 } from '../kafka-client.ts';
-import { classifyPartitionError, type PartitionErrorKind } from './send-error.ts';
-import type { PlatformaticConnection } from './platformatic-connection.ts';
-import { SendOutcomes } from '../send-outcomes.ts';
-import { withSendTimeout } from '../send-timeout.ts';
-
-type Outbound = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
-type RawProducer = Producer<Buffer, Buffer, Buffer, Buffer>;
+import { LazyClient } from './lazy-client.ts';
+import { clientOptions, type PlatformaticConnection } from './platformatic-connection.ts';
+import type { Outbound, RawProducer } from './raw-types.ts';
+import { classifyRecordError, type RecordErrorKind } from '../shared/record-refusals.ts';
+import { SendOutcomes } from '../shared/send-outcomes.ts';
+import { withSendTimeout } from '../shared/send-timeout.ts';
 
 /**
  * The relay's producer on @platformatic/kafka: idempotent (one request in flight, acks -1).
@@ -28,30 +22,27 @@ export function createPlatformaticProducer(
   connection: PlatformaticConnection,
   options: ProducerOptions,
 ): EventProducer {
-  let producer: RawProducer | undefined;
-  const open = (): RawProducer =>
-    (producer ??= new Producer<Buffer, Buffer, Buffer, Buffer>({
-      clientId: connection.clientId,
-      bootstrapBrokers: [...connection.brokers],
-      idempotent: true,
-      acks: -1,
-      partitioner: compatibilityPartitioner,
-      autocreateTopics: options.allowAutoTopicCreation,
-      // The relay retries in its own loop: few, short retries here.
-      retries: 2,
-      retryDelay: 200,
-      ...(connection.timeoutMs === undefined ? {} : { timeout: connection.timeoutMs }),
-    }));
+  const producer = new LazyClient<RawProducer>(
+    () =>
+      new Producer<Buffer, Buffer, Buffer, Buffer>({
+        ...clientOptions(connection),
+        idempotent: true,
+        acks: -1,
+        partitioner: compatibilityPartitioner,
+        autocreateTopics: options.allowAutoTopicCreation,
+        // The relay retries in its own loop: few, short retries here.
+        retries: 2,
+        retryDelay: 200,
+      }),
+  );
   return {
     async connect() {
-      open();
+      producer.get();
     },
     async disconnect() {
-      const closing = producer;
-      producer = undefined;
-      await closing?.close().catch(() => undefined);
+      await producer.close();
     },
-    send: (records, sendOptions) => sendRecords(open(), options, records, sendOptions),
+    send: (records, sendOptions) => sendRecords(producer.get(), options, records, sendOptions),
   };
 }
 
@@ -207,7 +198,7 @@ function place(one: Outgoing, count: number): number {
   return compatibilityPartitioner(one.message, key) % count;
 }
 
-type Answer = { readonly kind: 'acked' } | PartitionErrorKind;
+type Answer = { readonly kind: 'acked' } | RecordErrorKind;
 
 /**
  * Per partition (`topic\0partition`), what a failed send's responses say. Only brokers that
@@ -258,7 +249,7 @@ function walk(error: unknown, depth: number, answers: Map<string, Answer>): void
         const protocol = byCode.get(partition.errorCode);
         answers.set(
           key,
-          classifyPartitionError(
+          classifyRecordError(
             protocol?.apiId ?? `KAFKA_ERROR_${partition.errorCode}`,
             partition.errorMessage ?? protocol?.message ?? '',
             protocol?.canRetry ?? true,

@@ -1,9 +1,5 @@
-import type { Consumer, Message, MessagesStream } from '@platformatic/kafka';
 import type { FetchesInFlight } from './fetches-in-flight.ts';
-
-type RawConsumer = Consumer<Buffer, Buffer, Buffer, Buffer>;
-type RawMessage = Message<Buffer, Buffer, Buffer, Buffer>;
-type RawStream = MessagesStream<Buffer, Buffer, Buffer, Buffer>;
+import type { RawConsumer, RawMessage, RawStream } from './raw-types.ts';
 
 /** How many times in a row the same gap must come back from a clean read before it is believed. */
 const GAP_CONFIRMATIONS = 3;
