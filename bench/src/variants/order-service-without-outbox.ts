@@ -13,7 +13,7 @@ import {
 import {
   buildServiceApp,
   roleCommand,
-  startServiceProcess,
+  startServiceRoles,
   type Command,
   type ServiceDescriptor,
 } from '@outbox-inbox/service-kit';
@@ -52,15 +52,18 @@ export function buildAppWithoutOutbox(deps: AppDeps): ReturnType<typeof buildSer
 /** order-service as B4's variant runs it: the api role alone, with the app above. */
 export const orderServiceWithoutOutbox: ServiceDescriptor<OrderRole, OrderServiceConfig> = {
   ...orderService,
-  start: ({ config, logger }) =>
-    startServiceProcess<OrderDatabase>({
-      config,
-      logger,
-      needsKafka: false,
-      workers: () => [],
-      api: ({ db, registry }) =>
-        buildAppWithoutOutbox({ db, logger: logger.child({ role: 'api' }), registry }),
-    }),
+  start: (options) =>
+    startServiceRoles<'api', OrderDatabase, OrderServiceConfig>(
+      {
+        api: {
+          kind: 'api',
+          port: orderService.ports.api,
+          summary: 'orders HTTP API without the outbox',
+          app: ({ db, logger, registry }) => buildAppWithoutOutbox({ db, logger, registry }),
+        },
+      },
+      { ...options, roles: ['api'] },
+    ),
 };
 
 const entryPoint = fileURLToPath(new URL('./order-api-without-outbox.ts', import.meta.url));

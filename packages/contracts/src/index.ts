@@ -1,4 +1,4 @@
-export { topics, topicDeclarations } from './topics.ts';
+export { topics, topicDeclarations, topicsOwnedBy } from './topics.ts';
 export type { Topic, TopicDeclaration } from './topics.ts';
 export {
   OrderCreated,

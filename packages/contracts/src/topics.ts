@@ -62,3 +62,8 @@ export const topicDeclarations: readonly TopicDeclaration[] = Object.freeze([
     configs: eventTopicConfigs,
   }),
 ]);
+
+/** The topics a service publishes to, which its migrate program provisions. */
+export function topicsOwnedBy(service: string): readonly TopicDeclaration[] {
+  return topicDeclarations.filter((topic) => topic.owner === service);
+}

@@ -1,4 +1,5 @@
-export { orderService } from './order-service.ts';
+export { orderRoles, orderService } from './order-service.ts';
+export type { OrderRole } from './order-service.ts';
 export { buildApp } from './app.ts';
 export type { OrderAppDeps } from './app.ts';
 export { parseConfig, readConfig } from './config.ts';
@@ -8,9 +9,6 @@ export type { OrderDatabase, OrderRow, OrderStatus, PaymentStatus } from './data
 export { orderStatuses } from './database/schema.ts';
 export { applyPaymentEvent, applyPaymentEvents } from './consumer/apply-payment-event.ts';
 export { PAYMENT_CONSUMER_NAME, startPaymentConsumer } from './consumer/start-payment-consumer.ts';
-export { startOrderRelay } from './relay/start-order-relay.ts';
-export { orderRoles, rolesNeedKafka, startOrderService } from './roles.ts';
-export type { OrderRole, RunningOrderService } from './roles.ts';
 export { insertOrderRow } from './orders/insert-order-row.ts';
 export { toOrderView } from './orders/order-view.ts';
 export { CreateOrderBody, IdempotencyHeaders, OrderView } from './orders/order-schemas.ts';

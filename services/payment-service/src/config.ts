@@ -43,7 +43,7 @@ export function readConfig(
       // The provider call holds no connection (see handle-order-created.ts): a worker waiting on
       // it costs a promise. Calls in flight are at most concurrency × batchSize.
       concurrency: read.integer('PROCESSOR_CONCURRENCY', { default: 16, min: 1, max: 64 }),
-      // Rows one worker claims and commits at once, each in a savepoint (see inbox-options.ts).
+      // Rows one worker claims and commits at once, each in a savepoint (see processor-options.ts in the library).
       batchSize: read.integer('PROCESSOR_BATCH_SIZE', {
         default: DEFAULT_INBOX_PROCESSOR_OPTIONS.batchSize,
         min: 1,

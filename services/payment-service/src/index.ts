@@ -1,4 +1,5 @@
-export { paymentService } from './payment-service.ts';
+export { paymentRoles, paymentService } from './payment-service.ts';
+export type { PaymentRole } from './payment-service.ts';
 export { buildApp } from './app.ts';
 export type { PaymentAppDeps } from './app.ts';
 export { parseConfig, readConfig } from './config.ts';
@@ -13,9 +14,4 @@ export { handleOrderCreatedBatch } from './payments/handle-order-created-batch.t
 export { simulatedGateway } from './payments/payment-gateway.ts';
 export type { ChargeRequest, PaymentGateway, PaymentRules } from './payments/payment-gateway.ts';
 export { handleOrderCancelled } from './payments/handle-order-cancelled.ts';
-export { startOrderInbox } from './inbox/start-order-inbox.ts';
-export { startPaymentProcessor } from './inbox/start-payment-processor.ts';
-export { startPaymentRelay } from './relay/start-payment-relay.ts';
-export { paymentRoles, rolesNeedKafka, startPaymentService } from './roles.ts';
-export type { PaymentRole, RunningPaymentService } from './roles.ts';
 export type { PaymentView } from './payments/payment-schemas.ts';

@@ -1,9 +1,56 @@
 import { fileURLToPath } from 'node:url';
-import { topicDeclarations } from '@outbox-inbox/contracts';
-import { defineService } from '@outbox-inbox/service-kit';
-import { readConfig } from './config.ts';
+import { topicsOwnedBy } from '@outbox-inbox/contracts';
+import {
+  defineService,
+  type RoleDeclarations,
+  startServiceRelay,
+  startServiceRetention,
+} from '@outbox-inbox/service-kit';
+import { buildApp } from './app.ts';
+import { readConfig, type PaymentServiceConfig } from './config.ts';
 import { migrateDatabase } from './database/migrations.ts';
-import { paymentRoles, rolesNeedKafka, startPaymentService } from './roles.ts';
+import type { PaymentDatabase } from './database/schema.ts';
+import { startOrderInbox } from './inbox/start-order-inbox.ts';
+import { startPaymentProcessor } from './inbox/start-payment-processor.ts';
+
+/**
+ * Each role of payment-service once: what `--roles` accepts, what `pnpm dev`, the e2e suite and
+ * the bench run as the process `payment-<role>`, and what the compose file, the scrape config and
+ * the table of components list (`./pnpm sync-roles`).
+ */
+export const paymentRoles = {
+  api: {
+    kind: 'api',
+    port: 3002,
+    summary: 'payments HTTP API',
+    app: ({ db, logger, registry, metrics, config }) =>
+      buildApp({ db, logger, registry, stalls: metrics.stalls, admission: config.admission }),
+  },
+  relay: {
+    kind: 'kafka-worker',
+    port: 3021,
+    summary: 'payment outbox → `payment.events`',
+    start: (context) => startServiceRelay<PaymentDatabase>(context),
+  },
+  consumer: {
+    kind: 'kafka-worker',
+    port: 3022,
+    summary: '`order.events` → inbox',
+    start: startOrderInbox,
+  },
+  processor: {
+    kind: 'worker',
+    port: 3023,
+    summary: 'inbox → payments',
+    start: startPaymentProcessor,
+  },
+  retention: {
+    kind: 'worker',
+    port: 3024,
+    summary: 'deletes old finished rows',
+    start: (context) => startServiceRetention<PaymentDatabase>(context),
+  },
+} satisfies RoleDeclarations<string, PaymentDatabase, PaymentServiceConfig>;
 
 /** payment-service as whatever runs it sees it: its roles, programs, variables and ports. */
 export const paymentService = defineService({
@@ -11,12 +58,10 @@ export const paymentService = defineService({
   componentPrefix: 'payment',
   database: 'payments',
   directory: fileURLToPath(new URL('..', import.meta.url)),
-  programs: { main: 'src/main.ts', migrate: 'src/migrate.ts' },
-  roles: paymentRoles,
-  ports: { api: 3002, relay: 3021, consumer: 3022, processor: 3023, retention: 3024 },
-  topics: topicDeclarations.filter((topic) => topic.owner === 'payment-service'),
-  rolesNeedKafka,
+  topics: topicsOwnedBy('payment-service'),
   readConfig,
-  start: startPaymentService,
   migrate: migrateDatabase,
+  roles: paymentRoles,
 });
+
+export type PaymentRole = (typeof paymentService.roles)[number];

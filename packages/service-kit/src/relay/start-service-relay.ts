@@ -1,20 +1,11 @@
-import { startRelay, type KafkaClient, type OutboxTables, type Worker } from '@outbox-inbox/outbox';
+import { startRelay, type OutboxTables, type Worker } from '@outbox-inbox/outbox';
 import { startCdcRelay } from '@outbox-inbox/outbox/cdc';
-import type { OutboxMetrics } from '@outbox-inbox/outbox/ops';
-import type { RelayHooks } from '@outbox-inbox/outbox/testing';
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
 import type { ServiceConfig } from '../config/service-config.ts';
-
-export interface ServiceRelayDeps<DB extends OutboxTables> {
-  readonly db: Kysely<DB>;
-  readonly kafka: KafkaClient;
-  readonly logger: Logger;
-  readonly metrics: OutboxMetrics;
-  readonly config: ServiceConfig;
-  /** From the caller of the service's start function (see ServiceHooks); none in production. */
-  readonly hooks?: RelayHooks | undefined;
-}
+import type {
+  KafkaRoleContext,
+  KafkaWorkerRoleDeclaration,
+  RoleBasics,
+} from '../service/role-declaration.ts';
 
 /**
  * The `relay` role of any service. With RELAY_MODE=polling (the default) it publishes its outbox with the shared RELAY_* settings, woken
@@ -28,9 +19,9 @@ export interface ServiceRelayDeps<DB extends OutboxTables> {
  * slot lag (see startCdcRelay).
  */
 export async function startServiceRelay<DB extends OutboxTables>(
-  deps: ServiceRelayDeps<DB>,
+  deps: KafkaRoleContext<DB, ServiceConfig>,
 ): Promise<Worker> {
-  const logger = deps.logger.child({ role: 'relay' });
+  const { logger } = deps;
   const { relay } = deps.config;
   if (relay.mode === 'cdc') {
     return startCdcRelay({
@@ -58,7 +49,14 @@ export async function startServiceRelay<DB extends OutboxTables>(
       notify: relay.notify,
       clientId: `${deps.config.kafkaClientId}-relay`,
       allowAutoTopicCreation: false,
-      hooks: deps.hooks ?? {},
+      hooks: deps.hooks?.relay ?? {},
     },
   });
+}
+
+/** The `relay` role, declared as a service declares it: `relay: relayRole({ port, summary })`. */
+export function relayRole<DB extends OutboxTables, Config extends ServiceConfig>(
+  basics: RoleBasics,
+): KafkaWorkerRoleDeclaration<DB, Config> {
+  return { ...basics, kind: 'kafka-worker', start: (context) => startServiceRelay(context) };
 }

@@ -8,9 +8,11 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ServiceConfig } from '../config/service-config.ts';
+import type { RoleBasics, WorkerRoleDeclaration } from '../service/role-declaration.ts';
 
 export interface ServiceRetentionDeps<DB extends OutboxTables> {
   readonly db: Kysely<DB>;
+  /** Named after the role by the process that starts it. */
   readonly logger: Logger;
   readonly registry: Registry;
   readonly config: ServiceConfig;
@@ -30,7 +32,7 @@ export async function startServiceRetention<DB extends OutboxTables>(
   const { retention } = deps.config;
   return startRetentionJob({
     db: deps.db,
-    logger: deps.logger.child({ role: 'retention' }),
+    logger: deps.logger,
     metrics: createRetentionMetrics(deps.registry),
     intervalMs: retention.intervalMs,
     retention: {
@@ -43,4 +45,20 @@ export async function startServiceRetention<DB extends OutboxTables>(
       batchSize: retention.batchSize,
     },
   });
+}
+
+/**
+ * The `retention` role, declared as a service declares it: the library's tables, and the
+ * service's own `tables` (read off its configuration) when it has some.
+ */
+export function retentionRole<DB extends OutboxTables, Config extends ServiceConfig>(
+  basics: RoleBasics & { readonly tables?: (config: Config) => readonly RetentionTable[] },
+): WorkerRoleDeclaration<DB, Config> {
+  const { tables, ...rest } = basics;
+  return {
+    ...rest,
+    kind: 'worker',
+    start: (context) =>
+      startServiceRetention({ ...context, tables: tables?.(context.config) ?? [] }),
+  };
 }

@@ -1,18 +1,16 @@
+import type { OutboxTables } from '@outbox-inbox/outbox';
 import type { Logger } from 'pino';
 import { describeEnv, type EnvVariable } from '../config/describe-env.ts';
 import type { EnvReader } from '../config/env-reader.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
 import type { TopicSpec } from '../infrastructure/topics/topic-spec.ts';
-import type { RunningService } from '../roles/start-service-process.ts';
-import type { ServiceHooks } from './service-hooks.ts';
-
-export interface StartServiceOptions<Role extends string, Config extends ServiceConfig> {
-  readonly config: Config;
-  readonly roles: readonly Role[];
-  readonly logger: Logger;
-  /** Library hooks for its workers; none in production (see ServiceHooks). */
-  readonly hooks?: ServiceHooks | undefined;
-}
+import { startServiceRoles } from '../roles/start-service-roles.ts';
+import type {
+  RoleDeclaration,
+  RoleDeclarations,
+  RunningService,
+  StartServiceOptions,
+} from './role-declaration.ts';
 
 /**
  * A service, described once by its own package: what runs it (`pnpm dev`, the e2e suite, the
@@ -35,9 +33,12 @@ export interface ServiceDescriptor<
    * brings DATABASE_URL to the latest schema and exits.
    */
   readonly programs: { readonly main: string; readonly migrate: string };
+  /** Its roles, in the order they are declared (see RoleDeclarations). */
   readonly roles: readonly Role[];
   /** The port of each role on a developer's machine: the api's PORT, the others' OPS_PORT. */
   readonly ports: Readonly<Record<Role, number>>;
+  /** One line per role on what it does. */
+  readonly summaries: Readonly<Record<Role, string>>;
   /** Every variable its configuration reads, with its default (taken from `readConfig`). */
   readonly env: readonly EnvVariable[];
   /** The topics it publishes to: its migrate program provisions them (packages/contracts). */
@@ -50,10 +51,48 @@ export interface ServiceDescriptor<
   migrate(options: { url: string; logger: Logger }): Promise<void>;
 }
 
-/** A frozen descriptor whose `env` is read off its `readConfig` (every role, so Kafka too). */
-export function defineService<Role extends string, Config extends ServiceConfig>(
-  service: Omit<ServiceDescriptor<Role, Config>, 'env'>,
-): ServiceDescriptor<Role, Config> {
+/** What a service writes to describe itself; `defineService` derives the rest. */
+export interface ServiceDeclaration<
+  Role extends string,
+  DB extends OutboxTables,
+  Config extends ServiceConfig,
+> extends Omit<
+  ServiceDescriptor<Role, Config>,
+  'env' | 'roles' | 'ports' | 'summaries' | 'rolesNeedKafka' | 'start' | 'programs'
+> {
+  /** `src/main.ts` and `src/migrate.ts` unless it says otherwise. */
+  readonly programs?: ServiceDescriptor['programs'];
+  /** Each role once: its port, what it does, whether it talks to Kafka, how it starts. */
+  readonly roles: RoleDeclarations<Role, DB, Config>;
+}
+
+/**
+ * A frozen descriptor from a service's declaration: its role list, ports and start come from
+ * its role declarations, its `env` from its `readConfig` (every role, so Kafka too).
+ */
+export function defineService<
+  Role extends string,
+  DB extends OutboxTables,
+  Config extends ServiceConfig,
+>(service: ServiceDeclaration<Role, DB, Config>): ServiceDescriptor<Role, Config> {
+  const declarations = service.roles;
+  const roles = Object.keys(declarations) as Role[];
+  const each = <T>(pick: (declaration: RoleDeclaration<DB, Config>) => T): Record<Role, T> =>
+    Object.fromEntries(roles.map((role) => [role, pick(declarations[role])])) as Record<Role, T>;
   const env = describeEnv((read) => service.readConfig(read, { needsKafka: true }));
-  return Object.freeze({ ...service, env });
+  return Object.freeze({
+    ...service,
+    programs: service.programs ?? { main: 'src/main.ts', migrate: 'src/migrate.ts' },
+    roles: Object.freeze(roles),
+    ports: Object.freeze(each((declaration) => declaration.port)),
+    summaries: Object.freeze(each((declaration) => declaration.summary)),
+    rolesNeedKafka: (chosen: readonly Role[]) =>
+      chosen.some((role) => declarations[role].kind === 'kafka-worker'),
+    start: async (options: StartServiceOptions<Role, Config>) => {
+      const running = await startServiceRoles(declarations, options);
+      options.logger.info({ roles: options.roles, url: running.url }, `${service.name} started`);
+      return running;
+    },
+    env,
+  });
 }

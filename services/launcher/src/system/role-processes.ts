@@ -19,8 +19,11 @@ export function componentName(service: ServiceDescriptor, role: string): string 
  * `instances` runs a role as several processes (`{ 'order-relay': 2 }` gives order-relay-1
  * and order-relay-2).
  */
-export function roleProcesses(instances: Readonly<Record<string, number>> = {}): RoleProcess[] {
-  return services.flatMap((service) =>
+export function roleProcesses(
+  instances: Readonly<Record<string, number>> = {},
+  of: readonly ServiceDescriptor[] = services,
+): RoleProcess[] {
+  return of.flatMap((service) =>
     service.roles.flatMap((role) => {
       const name = componentName(service, role);
       const count = instances[name] ?? 1;

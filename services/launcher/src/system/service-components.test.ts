@@ -3,6 +3,7 @@ import { LauncherError } from '../launcher-error.ts';
 import { roleComponent } from './role-component.ts';
 import { componentNames, roleProcesses } from './role-processes.ts';
 import { devServicePorts, serviceComponents } from './service-components.ts';
+import { services } from './services.ts';
 
 const databaseUrls = {
   'order-service': 'postgres://h/orders',
@@ -17,18 +18,13 @@ describe('serviceComponents', () => {
   });
   const named = (name: string) => components.find((component) => component.name === name);
 
-  it('runs every role of both services as its own process on its own port', () => {
-    expect(components.map((c) => c.name)).toEqual([
-      'order-api',
-      'order-relay',
-      'order-consumer',
-      'order-retention',
-      'payment-api',
-      'payment-relay',
-      'payment-consumer',
-      'payment-processor',
-      'payment-retention',
-    ]);
+  it('runs every declared role of both services as its own process on its own port', () => {
+    expect(components.map((c) => c.name)).toEqual(
+      services.flatMap((service) =>
+        service.roles.map((role) => `${service.componentPrefix}-${role}`),
+      ),
+    );
+    expect(components.map((c) => c.name)).toContain('payment-processor');
     expect(componentNames).toEqual(components.map((c) => c.name));
     expect(new Set(Object.values(devServicePorts({}))).size).toBe(componentNames.length);
     expect(named('order-relay')).toMatchObject({

@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Stack, pollUntil } from '@outbox-inbox/infra';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
-import {
-  orderRoles,
-  orderService,
-  parseConfig,
-  startOrderService,
-  type RunningOrderService,
-} from '@outbox-inbox/order-service';
+import { orderService, parseConfig } from '@outbox-inbox/order-service';
 import { pino } from 'pino';
+import type { RunningService } from '@outbox-inbox/service-kit';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { migrateService } from '../../src/system/migrate-service.ts';
 
 const stack = Stack.open(inject('stackName'));
-let orders: RunningOrderService | undefined;
+let orders: RunningService | undefined;
 afterAll(async () => {
   await orders?.stop();
   if (!stack.isRunning('kafka')) await stack.start('kafka');
@@ -28,7 +23,7 @@ describe('order-service with every role in one process, started while Kafka is d
     await migrateService(orderService, url, stack.kafkaBrokers);
     await stack.kill('kafka');
 
-    orders = await startOrderService({
+    orders = await orderService.start({
       config: parseConfig(
         {
           DATABASE_URL: url,
@@ -39,7 +34,7 @@ describe('order-service with every role in one process, started while Kafka is d
         },
         { needsKafka: true },
       ),
-      roles: orderRoles,
+      roles: orderService.roles,
       logger,
     });
     expect((await fetch(`${orders.url}/health/ready`)).status).toBe(200);

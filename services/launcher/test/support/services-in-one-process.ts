@@ -3,20 +3,14 @@ import { Stack } from '@outbox-inbox/infra';
 // Declares the `stackName` the global setup provides.
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
 import {
-  orderRoles,
   orderService,
   parseConfig as parseOrderConfig,
-  startOrderService,
   type OrderDatabase,
-  type RunningOrderService,
 } from '@outbox-inbox/order-service';
 import {
   parseConfig as parsePaymentConfig,
-  paymentRoles,
   paymentService,
-  startPaymentService,
   type PaymentDatabase,
-  type RunningPaymentService,
 } from '@outbox-inbox/payment-service';
 import type { OutboxTables } from '@outbox-inbox/outbox';
 import { removeCdcRelay } from '@outbox-inbox/outbox/cdc';
@@ -24,13 +18,14 @@ import { createDatabase } from '@outbox-inbox/service-kit';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Kysely } from 'kysely';
 import { pino, type Logger } from 'pino';
+import type { RunningService } from '@outbox-inbox/service-kit';
 import { inject } from 'vitest';
 import { migrateService } from '../../src/system/migrate-service.ts';
 
 export interface InProcessSystem {
   readonly stack: Stack;
-  readonly orders: RunningOrderService;
-  readonly payments: RunningPaymentService;
+  readonly orders: RunningService;
+  readonly payments: RunningService;
   /** Direct access for assertions (and for injecting rows no API would write). */
   readonly orderDb: Kysely<OrderDatabase>;
   readonly paymentDb: Kysely<PaymentDatabase>;
@@ -76,7 +71,7 @@ export async function startServicesInOneProcess(
     RELAY_POLL_INTERVAL_MS: '200',
     ...(cdc ? { RELAY_MODE: 'cdc', CONNECT_URL: stack.connectUrl } : {}),
   };
-  const orders = await startOrderService({
+  const orders = await orderService.start({
     config: parseOrderConfig(
       {
         ...common,
@@ -87,10 +82,10 @@ export async function startServicesInOneProcess(
       },
       { needsKafka: true },
     ),
-    roles: orderRoles,
+    roles: orderService.roles,
     logger: logger.child({ service: 'order-service' }),
   });
-  const payments = await startPaymentService({
+  const payments = await paymentService.start({
     config: parsePaymentConfig(
       {
         ...common,
@@ -103,7 +98,7 @@ export async function startServicesInOneProcess(
       },
       { needsKafka: true },
     ),
-    roles: paymentRoles,
+    roles: paymentService.roles,
     logger: logger.child({ service: 'payment-service' }),
   });
   const orderDb = createDatabase<OrderDatabase>({ url: orderUrl, poolSize: 2, logger });

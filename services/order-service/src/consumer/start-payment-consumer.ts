@@ -1,9 +1,7 @@
 import { topics, validate } from '@outbox-inbox/contracts';
-import { startDedupConsumer, type Worker, type KafkaClient } from '@outbox-inbox/outbox';
-import type { OutboxMetrics } from '@outbox-inbox/outbox/ops';
-import type { DedupConsumerHooks } from '@outbox-inbox/outbox/testing';
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
+import { startDedupConsumer, type Worker } from '@outbox-inbox/outbox';
+import type { KafkaRoleContext } from '@outbox-inbox/service-kit';
+import type { OrderServiceConfig } from '../config.ts';
 import type { OrderDatabase } from '../database/schema.ts';
 import { applyPaymentEvents } from './apply-payment-event.ts';
 
@@ -15,23 +13,18 @@ export const PAYMENT_CONSUMER_NAME = 'order-status';
  * `processed_event` row in the same transaction as the update). Events that fail their
  * contract are parked by the library, never applied.
  */
-export async function startPaymentConsumer(deps: {
-  db: Kysely<OrderDatabase>;
-  kafka: KafkaClient;
-  logger: Logger;
-  metrics: OutboxMetrics;
-  groupId: string;
-  hooks?: DedupConsumerHooks | undefined;
-}): Promise<Worker> {
-  const logger = deps.logger.child({ role: 'consumer' });
+export async function startPaymentConsumer(
+  context: KafkaRoleContext<OrderDatabase, OrderServiceConfig>,
+): Promise<Worker> {
+  const { logger, hooks } = context;
   return startDedupConsumer({
-    db: deps.db,
-    kafka: deps.kafka,
+    db: context.db,
+    kafka: context.kafka,
     logger,
-    metrics: deps.metrics,
-    ...(deps.hooks ? { hooks: deps.hooks } : {}),
+    metrics: context.metrics,
+    ...(hooks?.dedupConsumer ? { hooks: hooks.dedupConsumer } : {}),
     options: {
-      groupId: deps.groupId,
+      groupId: context.config.consumerGroupId,
       topics: [topics.paymentEvents],
       consumerName: PAYMENT_CONSUMER_NAME,
       validate: (event) => validate(event.eventType, event.payload),

@@ -1,9 +1,7 @@
 import { topics, validate } from '@outbox-inbox/contracts';
-import { startInboxWriter, type Worker, type KafkaClient } from '@outbox-inbox/outbox';
-import type { OutboxMetrics } from '@outbox-inbox/outbox/ops';
-import type { InboxWriterHooks } from '@outbox-inbox/outbox/testing';
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
+import { startInboxWriter, type Worker } from '@outbox-inbox/outbox';
+import type { KafkaRoleContext } from '@outbox-inbox/service-kit';
+import type { PaymentServiceConfig } from '../config.ts';
 import type { PaymentDatabase } from '../database/schema.ts';
 
 /**
@@ -11,22 +9,18 @@ import type { PaymentDatabase } from '../database/schema.ts';
  * no business work, so a burst of orders is absorbed at insert speed; events that fail their
  * contract are parked by the library where an operator can see them.
  */
-export async function startOrderInbox(deps: {
-  db: Kysely<PaymentDatabase>;
-  kafka: KafkaClient;
-  logger: Logger;
-  metrics: OutboxMetrics;
-  groupId: string;
-  hooks?: InboxWriterHooks | undefined;
-}): Promise<Worker> {
+export async function startOrderInbox(
+  context: KafkaRoleContext<PaymentDatabase, PaymentServiceConfig>,
+): Promise<Worker> {
+  const { hooks } = context;
   return startInboxWriter({
-    db: deps.db,
-    kafka: deps.kafka,
-    logger: deps.logger.child({ role: 'consumer' }),
-    metrics: deps.metrics,
-    ...(deps.hooks ? { hooks: deps.hooks } : {}),
+    db: context.db,
+    kafka: context.kafka,
+    logger: context.logger,
+    metrics: context.metrics,
+    ...(hooks?.inboxWriter ? { hooks: hooks.inboxWriter } : {}),
     options: {
-      groupId: deps.groupId,
+      groupId: context.config.consumerGroupId,
       topics: [topics.orderEvents],
       validate: (event) => validate(event.eventType, event.payload),
     },

@@ -1,8 +1,5 @@
 import { createOutboxNotifier, startInboxProcessor, type Worker } from '@outbox-inbox/outbox';
-import type { OutboxMetrics } from '@outbox-inbox/outbox/ops';
-import type { InboxProcessorHooks } from '@outbox-inbox/outbox/testing';
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
+import type { RoleContext } from '@outbox-inbox/service-kit';
 import type { PaymentServiceConfig } from '../config.ts';
 import type { PaymentDatabase } from '../database/schema.ts';
 import { handleOrderCancelled } from '../payments/handle-order-cancelled.ts';
@@ -14,19 +11,15 @@ import { simulatedGateway } from '../payments/payment-gateway.ts';
  * and its processed mark committed together); failures retry with backoff and end
  * as dead rows instead of blocking other orders.
  */
-export async function startPaymentProcessor(deps: {
-  db: Kysely<PaymentDatabase>;
-  logger: Logger;
-  metrics: OutboxMetrics;
-  config: PaymentServiceConfig;
-  /** From the caller of the service's start function (see ServiceHooks); none in production. */
-  hooks?: InboxProcessorHooks | undefined;
-}): Promise<Worker> {
+export async function startPaymentProcessor(
+  deps: RoleContext<PaymentDatabase, PaymentServiceConfig>,
+): Promise<Worker> {
+  const hooks = deps.hooks?.inboxProcessor;
   return startInboxProcessor({
     db: deps.db,
-    logger: deps.logger.child({ role: 'processor' }),
+    logger: deps.logger,
     metrics: deps.metrics,
-    ...(deps.hooks ? { hooks: deps.hooks } : {}),
+    ...(hooks ? { hooks } : {}),
     listen: { connectionString: deps.config.databaseSessionUrl },
     // The handlers enqueue without a NOTIFY in the row's transaction; this wakes the relays.
     relayNotifier: createOutboxNotifier(deps.db, deps.logger),

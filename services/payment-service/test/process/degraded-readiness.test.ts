@@ -8,7 +8,7 @@ import { expect, inject, it } from 'vitest';
 import {
   migrateDatabase,
   parseConfig,
-  startPaymentService,
+  paymentService,
   type PaymentDatabase,
 } from '../../src/index.ts';
 
@@ -40,7 +40,7 @@ it('answers /health/ready 200 "degraded", naming the worker and why, while its r
       payload: {},
     }),
   );
-  const service = await startPaymentService({ config, roles: ['api', 'relay'], logger });
+  const service = await paymentService.start({ config, roles: ['api', 'relay'], logger });
   try {
     const ready = () => fetch(`http://127.0.0.1:${port}/health/ready`);
     const degraded = await pollUntil(
