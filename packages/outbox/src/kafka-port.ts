@@ -24,5 +24,9 @@ export type {
   CommittedOffset,
   TopicDescription,
 } from './kafka-port/kafka-client.ts';
-export { toEventRecord, type EventMessageFields, type EventRecord } from './relay/event-record.ts';
-export { EVENT_HEADERS } from './receive/event-headers.ts';
+export {
+  EVENT_HEADERS,
+  toEventRecord,
+  type EventMessageFields,
+  type EventRecord,
+} from './kafka-port/event-record.ts';

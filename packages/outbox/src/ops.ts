@@ -11,10 +11,10 @@ export {
 export {
   StallWatch,
   DEFAULT_STALL_AFTER_MS,
-  type ProgressReporter,
   type WorkerHealth,
   type StallWatchOptions,
 } from './ops/stall-watch.ts';
+export type { ProgressReporter } from './worker.ts';
 export { ConsumerLag, type ConsumerLagOptions, type PartitionLag } from './ops/consumer-lag.ts';
 export { replayOutbox, type ReplaySelection } from './ops/replay.ts';
 export {

@@ -33,7 +33,7 @@ export const CDC_HEARTBEAT_TABLE = 'outbox_cdc_heartbeat';
 
 /**
  * Debezium's PostgreSQL connector with its outbox event router, configured so that each
- * message carries what the polling relay's carries (relay/event-record.ts): key =
+ * message carries what the polling relay's carries (kafka-port/event-record.ts): key =
  * `partition_key`, value = the `payload` text as PostgreSQL writes jsonb, the row's headers and
  * the standard ones (the last step, OutboxHeaders, is the project's own: infra/connect/src).
  *

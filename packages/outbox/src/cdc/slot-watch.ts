@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { OutboxMetrics } from '../ops/metrics.ts';
-import type { ProgressReporter } from '../ops/stall-watch.ts';
+import type { ProgressReporter } from '../worker.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { lsnBytes, WalTimeline } from './wal-position.ts';
 

@@ -8,7 +8,7 @@ import { dataErrorOf, refusedDataReason } from '../internal/data-error.ts';
 import { Abandoned, retryInPlace } from '../internal/retry-in-place.ts';
 import { describe, StateLog } from '../internal/state-log.ts';
 import { outboxDb, outboxTrx } from '../internal/views.ts';
-import type { ProgressReporter } from '../ops/stall-watch.ts';
+import type { ProgressReporter } from '../worker.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { startEventSpan, type EventSpan } from '../trace/spans.ts';
 import { recordProcessedEvents } from './record-processed-events.ts';

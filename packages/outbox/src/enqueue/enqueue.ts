@@ -1,11 +1,10 @@
 import { sql, type Transaction } from 'kysely';
 import { OutboxError } from '../errors.ts';
 import { outboxTrx } from '../internal/views.ts';
-import { ANNOUNCE_WRITER } from '../relay/commit-order-fence.ts';
-import { toEventRecord } from '../relay/event-record.ts';
+import { toEventRecord } from '../kafka-port/event-record.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { startEventSpan, tracingAvailable } from '../trace/spans.ts';
-import { isAnnouncedWriter } from './announced-writer.ts';
+import { ANNOUNCE_WRITER, isAnnouncedWriter } from './announced-writer.ts';
 import { OUTBOX_CHANNEL } from './channels.ts';
 import { DEFAULT_MAX_EVENT_BYTES, invalidTopicReason, recordBytes } from './kafka-limits.ts';
 import type { OutboxEventInput } from './outbox-event-input.ts';

@@ -3,7 +3,7 @@ import { backoffDelay } from '../internal/backoff.ts';
 import { describe } from '../internal/state-log.ts';
 import { outboxTrx } from '../internal/views.ts';
 import { AnnouncedWriter } from '../enqueue/announced-writer.ts';
-import { ANNOUNCE_WRITER } from '../relay/commit-order-fence.ts';
+import { ANNOUNCE_WRITER } from '../enqueue/announced-writer.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { startEventSpan, type EventSpan } from '../trace/spans.ts';
 import { AttemptGuard } from './attempt-guard.ts';

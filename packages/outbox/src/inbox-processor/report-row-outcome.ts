@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.ts';
 import type { OutboxMetrics } from '../ops/metrics.ts';
-import type { ProgressReporter } from '../ops/stall-watch.ts';
+import type { ProgressReporter } from '../worker.ts';
 import type { InboxRow } from './claim-inbox-rows.ts';
 import type { RowOutcome } from './handle-claimed-rows.ts';
 

@@ -6,7 +6,7 @@ import type { ParkItem } from '../receive/park.ts';
 import { parseMessage } from '../receive/parse-message.ts';
 import type { BatchControl, ConsumedBatch } from '../kafka-port/kafka-client.ts';
 import type { CommitNotifier } from '../enqueue/commit-notifier.ts';
-import type { ProgressReporter } from '../ops/stall-watch.ts';
+import type { ProgressReporter } from '../worker.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import type { InboxBatchInfo } from './writer-options.ts';
 import type { InboxWriterDeps } from './writer-deps.ts';

@@ -1,6 +1,5 @@
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
-import type { OutboxMetrics } from '../ops/metrics.ts';
 import { backoffDelay, type BackoffOptions } from './backoff.ts';
 import { Wakeup } from './wakeup.ts';
 
@@ -81,7 +80,9 @@ export interface WorkerListenDeps {
   /** The dedicated connection; without it the worker only polls. */
   readonly listen?: pg.ClientConfig | undefined;
   readonly logger: Logger;
-  readonly metrics?: Pick<OutboxMetrics, 'notificationsHeardTotal'> | undefined;
+  /** `OutboxMetrics` fits: the listener counts what it hears by channel. */
+  readonly metrics?:
+    { readonly notificationsHeardTotal: { inc(labels: { channel: string }): void } } | undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { BackoffOptions } from '../internal/backoff.ts';
 import type { Logger } from '../logger.ts';
-import type { ProgressReporter } from '../ops/stall-watch.ts';
+import type { ProgressReporter } from '../worker.ts';
 import type { Worker } from '../worker.ts';
 
 /**

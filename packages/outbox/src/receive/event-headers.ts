@@ -1,14 +1,5 @@
 import type { MessageHeaders } from '../kafka-port/kafka-client.ts';
 
-/** Header names every published event carries (besides the event's own extra headers). */
-export const EVENT_HEADERS = Object.freeze({
-  eventId: 'event_id',
-  eventType: 'event_type',
-  aggregateType: 'aggregate_type',
-  aggregateId: 'aggregate_id',
-  occurredAt: 'occurred_at',
-});
-
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**

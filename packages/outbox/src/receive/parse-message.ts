@@ -1,6 +1,7 @@
 import type { ConsumedMessage } from '../kafka-port/kafka-client.ts';
 import { isUuid } from '../enqueue/uuid-v7.ts';
-import { decodeHeaders, decodeUtf8, EVENT_HEADERS } from './event-headers.ts';
+import { EVENT_HEADERS } from '../kafka-port/event-record.ts';
+import { decodeHeaders, decodeUtf8 } from './event-headers.ts';
 import type { EventValidator, ReceivedEvent } from './received-event.ts';
 
 export type ParseResult =

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { recordBytes } from '../enqueue/kafka-limits.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { COMMIT_ORDER_FENCE } from './commit-order-fence.ts';
-import { toEventRecord } from './event-record.ts';
+import { toEventRecord } from '../kafka-port/event-record.ts';
 
 export interface ClaimedEvent {
   readonly id: string;

@@ -1,22 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { OUTBOX_WRITER_LOCK } from '../enqueue/announced-writer.ts';
 import type { OutboxTables } from '../schema/tables.ts';
-
-/**
- * The advisory lock every outbox writer holds, shared, from before it has an xid for its
- * outbox rows to the end of its transaction (`enqueue` takes it). Two-int form: PostgreSQL
- * keeps it apart from every single-bigint key (`RETENTION_LOCK_ID` is one), and the values
- * spell "outb" "ox-w". Shared: writers never wait for each other; nothing takes it exclusive.
- * Code that inserts outbox rows without `enqueue` must take it first, in the same way.
- */
-export const OUTBOX_WRITER_LOCK = Object.freeze([1_869_968_482, 1_870_146_935] as const);
-
-/**
- * Takes the writer lock and assigns the transaction's xid, in that order, in one statement:
- * by the time a claim can see the xid in progress, the lock is visible in `pg_locks`.
- */
-export const ANNOUNCE_WRITER = sql.raw(
-  `pg_advisory_xact_lock_shared(${OUTBOX_WRITER_LOCK[0]}, ${OUTBOX_WRITER_LOCK[1]}), pg_current_xact_id()`,
-);
 
 /**
  * The commit-order fence of the running statement (xid8): the oldest transaction in progress

@@ -5,7 +5,7 @@ import type { StepOutcome, WorkerLoops } from '../internal/worker-loop.ts';
 import type { KafkaClient } from '../kafka-port/kafka-client.ts';
 import type { Logger } from '../logger.ts';
 import type { OutboxMetrics } from '../ops/metrics.ts';
-import type { ProgressReporter } from '../ops/stall-watch.ts';
+import type { ProgressReporter } from '../worker.ts';
 import type { OutboxTables } from '../schema/tables.ts';
 import { LaneProducer } from './lane-producer.ts';
 import { publishBatch, type BatchResult } from './publish-batch.ts';

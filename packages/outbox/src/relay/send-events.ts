@@ -1,7 +1,7 @@
 import type { EventProducer } from '../kafka-port/kafka-client.ts';
 import { invalidTopicReason, recordBytes } from '../enqueue/kafka-limits.ts';
 import type { ClaimedEvent } from './claim-batch.ts';
-import { toEventRecord, type EventRecord } from './event-record.ts';
+import { toEventRecord, type EventRecord } from '../kafka-port/event-record.ts';
 import { startEventSpan, tracingAvailable, type EventSpan } from '../trace/spans.ts';
 
 /** A row Kafka (or the relay's pre-send check) refused. */

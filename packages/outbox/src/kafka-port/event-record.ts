@@ -1,5 +1,13 @@
-import { EVENT_HEADERS } from '../receive/event-headers.ts';
-import type { OutgoingRecord } from '../kafka-port/kafka-client.ts';
+import type { OutgoingRecord } from './kafka-client.ts';
+
+/** Header names every published event carries (besides the event's own extra headers). */
+export const EVENT_HEADERS = Object.freeze({
+  eventId: 'event_id',
+  eventType: 'event_type',
+  aggregateType: 'aggregate_type',
+  aggregateId: 'aggregate_id',
+  occurredAt: 'occurred_at',
+});
 
 /** The columns of an outbox row that make up its Kafka record. */
 export interface EventMessageFields {
