@@ -1,7 +1,8 @@
 /**
  * `@outbox-inbox/outbox/ops`: what an operator runs beside the pipeline: metrics and the stall
  * watch behind `/health/ready`, consumer lag, retention, replay, the outbox's status, and the
- * triage of failed outbox rows, dead inbox rows and parked messages. One statement a module.
+ * triage of failed outbox rows, dead inbox rows and parked messages, and the grants each
+ * worker's login needs. One statement a module.
  */
 export {
   createOutboxMetrics,
@@ -43,5 +44,11 @@ export {
 } from './inbox-processor/dead-rows.ts';
 export { readParkedMessages, type ParkedMessage } from './receive/read-parked-messages.ts';
 export { requeueParkedMessages, discardParkedMessages } from './receive/parked-operations.ts';
+export {
+  grantOutboxAccess,
+  outboxGrantStatements,
+  type OutboxGrantOptions,
+  type OutboxWorkerKind,
+} from './schema/grants.ts';
 // A bulk load that writes outbox rows by SQL wakes the relays with a NOTIFY on this channel.
 export { OUTBOX_CHANNEL } from './enqueue/channels.ts';
