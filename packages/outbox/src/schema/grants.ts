@@ -77,19 +77,48 @@ const PARKING: readonly Access[] = [
   ]),
 ];
 
+/** An outbox row's event as `enqueue` writes it and the relay reads it. */
+const OUTBOX_EVENT_COLUMNS = [
+  'event_id',
+  'event_type',
+  'aggregate_type',
+  'aggregate_id',
+  'topic',
+  'partition_key',
+  'payload',
+  'headers',
+] as const;
+
+/** A received event as the inbox writer stores it and the processor hands it to a handler. */
+const RECEIVED_EVENT_COLUMNS = [
+  'event_id',
+  'event_type',
+  'aggregate_type',
+  'aggregate_id',
+  'partition_key',
+  'payload',
+  'headers',
+  'topic',
+  'kafka_partition',
+  'kafka_offset',
+  'occurred_at',
+] as const;
+
+/**
+ * What a row's outcome sets: the processor's marks, retries and dead rows, and the operator's
+ * retry and discard of dead rows.
+ */
+const INBOX_OUTCOME_COLUMNS = [
+  'processed',
+  'processed_at',
+  'attempts',
+  'next_attempt_at',
+  'last_error',
+  'dead_at',
+] as const;
+
 /** enqueue/enqueue.ts: one INSERT without RETURNING; the writer lock and NOTIFY need nothing. */
-const WRITER: readonly Access[] = [
-  access('outbox_event', 'INSERT', [
-    'event_id',
-    'event_type',
-    'aggregate_type',
-    'aggregate_id',
-    'topic',
-    'partition_key',
-    'payload',
-    'headers',
-  ]),
-];
+const WRITER: readonly Access[] = [access('outbox_event', 'INSERT', OUTBOX_EVENT_COLUMNS)];
 
 /**
  * relay/: the claim reads the event and the fence's columns and locks the rows (FOR UPDATE,
@@ -98,14 +127,7 @@ const WRITER: readonly Access[] = [
 const RELAY: readonly Access[] = [
   access('outbox_event', 'SELECT', [
     'id',
-    'event_id',
-    'event_type',
-    'aggregate_type',
-    'aggregate_id',
-    'topic',
-    'partition_key',
-    'payload',
-    'headers',
+    ...OUTBOX_EVENT_COLUMNS,
     'created_at',
     'published_at',
     'transaction_id',
@@ -117,20 +139,7 @@ const RELAY: readonly Access[] = [
 
 /** inbox-writer/: INSERT ... ON CONFLICT (event_id) DO NOTHING RETURNING event_id, repeats. */
 const INBOX_WRITER: readonly Access[] = [
-  access('inbox_event', 'INSERT', [
-    'event_id',
-    'consumer_group',
-    'event_type',
-    'aggregate_type',
-    'aggregate_id',
-    'partition_key',
-    'payload',
-    'headers',
-    'topic',
-    'kafka_partition',
-    'kafka_offset',
-    'occurred_at',
-  ]),
+  access('inbox_event', 'INSERT', ['consumer_group', ...RECEIVED_EVENT_COLUMNS]),
   access('inbox_event', 'SELECT', ['event_id', 'redeliveries']),
   access('inbox_event', 'UPDATE', ['redeliveries']),
   ...PARKING,
@@ -139,18 +148,8 @@ const INBOX_WRITER: readonly Access[] = [
 /** inbox-processor/: the claim (locks, counts, returns the event), the write's lock and marks. */
 const INBOX_PROCESSOR: readonly Access[] = [
   access('inbox_event', 'SELECT', [
-    'event_id',
     'seq',
-    'event_type',
-    'aggregate_type',
-    'aggregate_id',
-    'partition_key',
-    'payload',
-    'headers',
-    'topic',
-    'kafka_partition',
-    'kafka_offset',
-    'occurred_at',
+    ...RECEIVED_EVENT_COLUMNS,
     'received_at',
     'processed',
     'attempts',
@@ -158,14 +157,7 @@ const INBOX_PROCESSOR: readonly Access[] = [
     'last_error',
     'dead_at',
   ]),
-  access('inbox_event', 'UPDATE', [
-    'processed',
-    'processed_at',
-    'attempts',
-    'next_attempt_at',
-    'last_error',
-    'dead_at',
-  ]),
+  access('inbox_event', 'UPDATE', INBOX_OUTCOME_COLUMNS),
 ];
 
 /** dedup-consumer/: INSERT ... ON CONFLICT DO NOTHING RETURNING event_id, repeats, parking. */
@@ -234,14 +226,7 @@ const OPERATOR: readonly Access[] = [
     'last_error',
     'dead_at',
   ]),
-  access('inbox_event', 'UPDATE', [
-    'processed',
-    'processed_at',
-    'attempts',
-    'next_attempt_at',
-    'last_error',
-    'dead_at',
-  ]),
+  access('inbox_event', 'UPDATE', INBOX_OUTCOME_COLUMNS),
   access('processed_event', 'SELECT', ['processed_at']),
   access('parked_message', 'SELECT', 'whole table'),
   access('parked_message', 'DELETE', 'whole table'),
