@@ -1,3 +1,4 @@
+import { componentNames, services } from '@outbox-inbox/launcher';
 import { coreCount, cpuTable } from '../../cpu.ts';
 import type { Section, Table, Target } from '../../report.ts';
 import { fixed, int } from '../../stats.ts';
@@ -5,17 +6,14 @@ import type { CapacitySearch } from './search-capacity.ts';
 import type { CapacityStep } from './measure-step.ts';
 import { capacityLimits } from './measure-step.ts';
 
-/** Every process group of the system; `bench` is the load (and, for the guide, its parts). */
+/**
+ * Every process group of the system: each role's process as the services declare them, each
+ * service's one process (`processes: 'service'`), the servers; `bench` is the load (and, for the
+ * guide, its parts).
+ */
 const SYSTEM_GROUPS = [
-  'order-api',
-  'order-relay',
-  'order-consumer',
-  'payment-consumer',
-  'payment-processor',
-  'payment-relay',
-  // one process per service
-  'order-service',
-  'payment-service',
+  ...componentNames,
+  ...services.map((service) => `${service.componentPrefix}-service`),
   'postgres',
   'kafka',
 ];

@@ -1,6 +1,6 @@
 import { topicDeclarations } from '@outbox-inbox/contracts';
 import { pollUntil } from '@outbox-inbox/infra';
-import { migrateService } from '@outbox-inbox/launcher';
+import { migrateService, roleProcesses } from '@outbox-inbox/launcher';
 import { orderService } from '@outbox-inbox/order-service';
 import type { OutboxTables } from '@outbox-inbox/outbox';
 import { paymentService } from '@outbox-inbox/payment-service';
@@ -15,16 +15,9 @@ import { createRoleLogins, urlAs } from './role-logins.ts';
 import { roundTripsSection, type RoundTripCounts } from './round-trips-section.ts';
 import { readCounts, resetCounts } from './server-counts.ts';
 
-/** Each role process of `pnpm dev`, named as it logs in. */
-const roles = [
-  { service: orderService, role: 'api' },
-  { service: orderService, role: 'relay' },
-  { service: orderService, role: 'consumer' },
-  { service: paymentService, role: 'consumer' },
-  { service: paymentService, role: 'processor' },
-  { service: paymentService, role: 'relay' },
-] as const;
-const loginOf = (r: (typeof roles)[number]) => `${r.service.componentPrefix}-${r.role}`;
+/** Each role process of `pnpm dev` as the services declare them, logging in under its name. */
+const roles = roleProcesses();
+const loginOf = (r: (typeof roles)[number]) => r.name;
 
 interface System {
   readonly apiUrl: string;
@@ -53,7 +46,7 @@ async function startSystem(ctx: BenchContext): Promise<System> {
       }),
     ),
   );
-  const api = started[0];
+  const api = started[roles.findIndex((r) => r.service === orderService && r.role === 'api')];
   if (api === undefined) throw new Error('B10: the order api did not start');
   return { apiUrl: api.url, orders: benchDb<OutboxTables>(ordersUrl), roles: started };
 }
