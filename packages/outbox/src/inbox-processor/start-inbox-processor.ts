@@ -52,7 +52,8 @@ export interface InboxProcessorDeps<DB extends OutboxTables> {
 export function startInboxProcessor<DB extends OutboxTables>(deps: InboxProcessorDeps<DB>): Worker {
   const options = resolveInboxProcessorOptions(deps.options);
   const { logger, metrics } = deps;
-  const loops = new WorkerLoops();
+  // The workers claim from the same rows: one of them polls per interval, not each.
+  const loops = new WorkerLoops({ pollOneEveryMs: options.pollIntervalMs });
   const owed = new OwedAttempts(outboxDb(deps.db));
   // NOTIFYs heard so far: see processClaim.
   let notices = 0;

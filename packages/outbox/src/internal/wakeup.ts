@@ -19,7 +19,8 @@ export class Wakeup {
     else longest.value();
   }
 
-  async wait(ms: number): Promise<void> {
+  /** Until woken, or `ms` have passed (without `ms`: until woken). */
+  async wait(ms?: number): Promise<void> {
     if (this.#pending) {
       this.#pending = false;
       return;
@@ -30,7 +31,7 @@ export class Wakeup {
         this.#waiters.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
       this.#waiters.add(done);
     });
   }

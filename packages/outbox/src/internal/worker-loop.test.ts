@@ -1,5 +1,5 @@
 import { pollUntil } from '@outbox-inbox/infra';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { silentLogger } from '../logger.ts';
 import { StateLog } from './state-log.ts';
 import { WorkerLoops, type StepOutcome, type WorkerLoopSpec } from './worker-loop.ts';
@@ -99,4 +99,26 @@ it('wakeOne steps only the loop that has waited longest', async () => {
   await settle();
   expect([first.seen.steps, second.seen.steps]).toEqual([2, 1]);
   await loops.stop();
+});
+
+it('loops that poll as one step once per interval between them, not once each', async () => {
+  vi.useFakeTimers();
+  try {
+    const idleSteps = async (loops: WorkerLoops) => {
+      const workers = Array.from({ length: 4 }, () => scripted([], { intervalMs: 100 }));
+      for (const worker of workers) loops.start(worker.spec);
+      // Each loop's first step runs at once; count the polls of the next second only.
+      await vi.advanceTimersByTimeAsync(1);
+      const sum = () => workers.reduce((total, worker) => total + worker.seen.steps, 0);
+      const before = sum();
+      await vi.advanceTimersByTimeAsync(1000);
+      const polled = sum() - before;
+      await loops.stop();
+      return polled;
+    };
+    expect(await idleSteps(new WorkerLoops())).toBe(40);
+    expect(await idleSteps(new WorkerLoops({ pollOneEveryMs: 100 }))).toBe(10);
+  } finally {
+    vi.useRealTimers();
+  }
 });

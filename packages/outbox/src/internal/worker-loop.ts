@@ -24,7 +24,7 @@ export interface WorkerLoopSpec {
   /** After every failure, thrown or answered, before the back-off: metrics, probes. */
   readonly failed?: (error: unknown) => void;
   readonly backoff: BackoffOptions;
-  /** The poll interval of `wait`, the interval of `rest`. */
+  /** The poll interval of `wait` (unless the loops poll as one), the interval of `rest`. */
   readonly intervalMs: number;
   /** When the loop ends (the worker stops): what it holds goes. */
   readonly ended?: () => Promise<void>;
@@ -40,7 +40,20 @@ export class WorkerLoops {
   readonly #work = new Wakeup();
   readonly #stopping = new Wakeup();
   readonly #loops: Promise<void>[] = [];
+  readonly #sharedPoll: ReturnType<typeof setInterval> | undefined;
   #running = true;
+
+  /**
+   * `pollOneEveryMs`: the loops take the same work (the processor's workers), so one poll per
+   * interval is enough: it steps the loop that has waited longest, and a step that leaves work
+   * behind wakes the next. Without it each loop polls on its own interval. An idle worker of
+   * sixteen loops then sends one claim per interval, not sixteen.
+   */
+  constructor(options: { readonly pollOneEveryMs?: number } = {}) {
+    const every = options.pollOneEveryMs;
+    this.#sharedPoll =
+      every === undefined ? undefined : setInterval(() => this.#work.wakeOne(), every).unref();
+  }
 
   /** New work (a NOTIFY): every waiting loop steps. */
   wake(): void {
@@ -57,6 +70,7 @@ export class WorkerLoops {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.#sharedPoll);
     this.#running = false;
     this.#work.wake();
     this.#stopping.wake();
@@ -84,7 +98,8 @@ export class WorkerLoops {
         if (outcome.lingerMs !== undefined && outcome.lingerMs > 0)
           await this.#rest(outcome.lingerMs);
         // A wake-up that came while the step ran is remembered: this wait returns at once.
-        if (this.#running) await this.#work.wait(spec.intervalMs);
+        if (this.#running)
+          await this.#work.wait(this.#sharedPoll === undefined ? spec.intervalMs : undefined);
       }
     } finally {
       await spec.ended?.();
