@@ -7,6 +7,7 @@ import type { Logger } from '../logger.ts';
 import type { OutboxMetrics } from '../ops/metrics.ts';
 import type { ProgressReporter } from '../worker.ts';
 import type { OutboxTables } from '../schema/tables.ts';
+import { hasUnpublishedEvents } from './has-unpublished-events.ts';
 import { LaneProducer } from './lane-producer.ts';
 import { publishBatch, type BatchResult } from './publish-batch.ts';
 import type { RelayOptions } from './relay-options.ts';
@@ -24,6 +25,8 @@ export interface RelayContext {
   readonly probeWork: () => void;
   /** Asks how long the oldest row the commit-order fence holds has waited. */
   readonly probeFence: () => void;
+  /** NOTIFYs heard so far: a lane woken with none since it waited was woken by the poll. */
+  readonly notices: () => number;
 }
 
 /** One batch: claim, send, mark. What it found says what the lane does next. */
@@ -78,10 +81,27 @@ async function publishOnce(
  */
 export function startRelayLane(relay: RelayContext, lane: number): void {
   const producer = new LaneProducer(relay.kafka, relay.options);
+  // The NOTIFYs heard when the lane last caught up; undefined while it has work.
+  let noticesAtWait: number | undefined;
+  const step = async (): Promise<StepOutcome> => {
+    const polled = noticesAtWait !== undefined && relay.notices() === noticesAtWait;
+    noticesAtWait = undefined;
+    // The poll finds nothing almost always: one statement says so, where an empty batch costs
+    // four (BEGIN with its settings, the claim, COMMIT). A NOTIFY, or rows found, claim at once.
+    if (polled && !(await hasUnpublishedEvents(relay.db))) {
+      relay.progress?.hasWork(false);
+      relay.probeFence();
+      noticesAtWait = relay.notices();
+      return { next: 'wait' };
+    }
+    const outcome = await publishOnce(relay, producer, lane);
+    if (outcome.next === 'wait') noticesAtWait = relay.notices();
+    return outcome;
+  };
   relay.loops.start({
     what: 'outbox relay',
     state: new StateLog(relay.logger, { component: 'outbox-relay', lane }),
-    step: () => publishOnce(relay, producer, lane),
+    step,
     failed: (error) => {
       relay.progress?.failed(error);
       relay.probeWork();

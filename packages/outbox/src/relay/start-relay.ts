@@ -46,13 +46,20 @@ export async function startRelay<DB extends OutboxTables>(deps: RelayDeps<DB>): 
   );
   const probeFence = (): void => fenceHold?.checkWork(() => oldestHeldByFenceMs(db));
 
-  const listener = listenWhenAsked(deps, options, OUTBOX_CHANNEL, () => loops.wake());
+  let notices = 0;
+  const listener = listenWhenAsked(deps, options, OUTBOX_CHANNEL, () => {
+    notices++;
+    loops.wake();
+  });
   if (options.notify && !deps.listen) {
     logger.info({ component: 'outbox-relay' }, 'no LISTEN connection given: polling only');
   }
 
   const { kafka, metrics } = deps;
-  const relay = { db, kafka, logger, metrics, options, loops, progress, probeWork, probeFence };
+  const relay = {
+    ...{ db, kafka, logger, metrics, options, loops, progress, probeWork, probeFence },
+    notices: () => notices,
+  };
   for (let lane = 0; lane < options.lanes; lane++) startRelayLane(relay, lane);
   logger.info(
     {

@@ -127,3 +127,55 @@ it('a partial batch is not followed by an empty claim: the lane waits for the ne
     await counted.destroy();
   }
 });
+
+it('an idle poll costs one statement, and a row committed without NOTIFY still goes out at the poll', async () => {
+  const kafka = createKafka();
+  const topic = await createTopic(kafka, 'relay-idle-poll', 1);
+  const collected = await collectTopic(kafka, topic);
+  const { db: counted, sent } = statementCountingDb(testDb);
+  const claims = (): number => sent.filter((s) => s.text.includes('WITH candidate AS')).length;
+  const pollIntervalMs = 50;
+  const relay = await startRelay({
+    db: counted,
+    kafka: kafkaClient(kafka),
+    logger: recordingLogger(),
+    listen: { connectionString: testDb.url },
+    options: { lanes: 1, pollIntervalMs },
+  });
+  try {
+    await pollUntil(() => claims() >= 1, { timeoutMs: 10_000, description: 'the first claim' });
+    const idleFrom = sent.length;
+    const claimsFrom = claims();
+    // About twenty polls with nothing to publish.
+    await pollUntil(() => sent.length - idleFrom >= 20, {
+      timeoutMs: 20_000,
+      description: 'twenty idle polls',
+    });
+    const idle = sent.slice(idleFrom);
+    expect(claims() - claimsFrom, 'claims while idle').toBe(0);
+    expect(idle.every((s) => !/^\s*(BEGIN|COMMIT)/i.test(s.text))).toBe(true);
+    // A writer that does not NOTIFY (the processor's handlers may not): the poll finds its row.
+    await testDb.db.transaction().execute((trx) =>
+      enqueue(
+        trx,
+        {
+          eventType: 'Tick',
+          aggregateType: 'stream',
+          aggregateId: 'quiet',
+          topic,
+          partitionKey: 'quiet',
+          payload: { n: 1 },
+        },
+        { notify: false },
+      ),
+    );
+    await pollUntil(() => collected.messages.length === 1, {
+      timeoutMs: 10_000,
+      description: 'the quietly committed row published by the poll',
+    });
+  } finally {
+    await relay.stop();
+    await counted.destroy();
+    await collected.stop();
+  }
+});
