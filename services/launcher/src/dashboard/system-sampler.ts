@@ -57,14 +57,20 @@ export function startSampler(
   let stopped = false;
   let round: Promise<void> = Promise.resolve();
 
+  // The newest orders are read only for a page: unlike the charts they keep no history, and
+  // reading them costs the order api and both databases a query per order each round.
+  const readOrders = () =>
+    watched()
+      ? readLatestOrders(options, options.orderCount ?? 8, intervalMs).then(
+          (found) => ({ found, error: null }),
+          (error: unknown) => ({ found: orders, error: messageOf(error) }),
+        )
+      : Promise.resolve({ found: orders, error: ordersError });
   const sample = async (): Promise<void> => {
     const components = options.stack.status();
     const [processes, latest] = await Promise.all([
       scrapeRoles(components, intervalMs),
-      readLatestOrders(options, options.orderCount ?? 8, intervalMs).then(
-        (found) => ({ found, error: null }),
-        (error: unknown) => ({ found: orders, error: messageOf(error) }),
-      ),
+      readOrders(),
     ]);
     orders = latest.found;
     ordersError = latest.error;
