@@ -93,6 +93,18 @@ function treeTicks(root: number, { stats, children }: Snapshot): number {
   return total;
 }
 
+/** The pids of a process tree: `root` and its live descendants (PostgreSQL's backends). */
+export function treePids(root: number): number[] {
+  const { children } = snapshot();
+  const pids: number[] = [];
+  const pending = [root];
+  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
+    pids.push(pid);
+    pending.push(...(children.get(pid) ?? []));
+  }
+  return pids;
+}
+
 /**
  * Starts counting CPU, split by `groups` (name → root pid; a group is the process tree), and
  * this process as `bench`; `stop()` returns what was used since.

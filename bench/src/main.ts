@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `pnpm bench` (full) or `pnpm bench -- --quick` (smoke sizes): starts its own PostgreSQL +
- * Kafka stack (and a three-node cluster for B1c), runs B1–B8 (see README.md; B8 adds Kafka Connect to the stack), prints the
+ * Kafka stack (and a three-node cluster for B1c), runs B1–B10 (see README.md; B8 adds Kafka Connect to the stack), prints the
  * tables and writes docs/benchmarks.md (other runs write under bench/report/). Every comparison is measured side by side in this
  * run; nothing here asserts an absolute time.
  */
@@ -19,6 +19,7 @@ import { clusterDrain } from './scenarios/relay-drain/cluster-drain.ts';
 import { inbox } from './scenarios/inbox/inbox.ts';
 import { latency } from './scenarios/latency/latency.ts';
 import { memory } from './scenarios/memory/memory.ts';
+import { ordinaryRates } from './scenarios/ordinary-rates/ordinary-rates.ts';
 import { relayDrain } from './scenarios/relay-drain/relay-drain.ts';
 import { relayModes } from './scenarios/relay-modes/relay-modes.ts';
 import { relayScaling } from './scenarios/relay-scaling/relay-scaling.ts';
@@ -36,6 +37,7 @@ const scenarios: readonly Scenario[] = [
   memory,
   capacity,
   relayModes,
+  ordinaryRates,
   roundTrips,
 ];
 

@@ -38,6 +38,16 @@ export interface BenchSettings {
   /** B10: orders offered at `roundTripRate` per second while statements are counted. */
   readonly roundTripOrders: number;
   readonly roundTripRate: number;
+  /** B9: seconds idle and at each ordinary rate, and those rates (orders/s). */
+  readonly ordinarySeconds: number;
+  readonly ordinaryRates: readonly number[];
+  /** B9's long step: its rate (about a third of B7's capacity) and windows compared for drift. */
+  readonly longRate: number;
+  readonly longWindows: number;
+  readonly longWindowSeconds: number;
+  /** B9: seconds each role is CPU-profiled at `profileRate` orders/s. */
+  readonly profileSeconds: number;
+  readonly profileRate: number;
 }
 
 const full: BenchSettings = Object.freeze({
@@ -66,6 +76,13 @@ const full: BenchSettings = Object.freeze({
   capacitySteps: 8,
   roundTripOrders: 3000,
   roundTripRate: 30,
+  ordinarySeconds: 120,
+  ordinaryRates: Object.freeze([10, 30, 60]),
+  longRate: 45,
+  longWindows: 4,
+  longWindowSeconds: 300,
+  profileSeconds: 60,
+  profileRate: 30,
 });
 
 const quick: BenchSettings = Object.freeze({
@@ -87,6 +104,10 @@ const quick: BenchSettings = Object.freeze({
   capacityStartRate: 100,
   capacitySteps: 2,
   roundTripOrders: 300,
+  ordinarySeconds: 10,
+  longWindows: 2,
+  longWindowSeconds: 10,
+  profileSeconds: 10,
 });
 
 /** `--quick` or BENCH_QUICK=1 picks the smoke sizes; `--only B1,B3` (or BENCH_ONLY) runs a subset. */
@@ -103,5 +124,7 @@ export function parseSettings(
   const base = isQuick ? quick : full;
   // BENCH_MEMORY_EVENTS overrides B6's backlog (e.g. a small one to try B6 in quick mode).
   const memoryEvents = Number(env['BENCH_MEMORY_EVENTS'] ?? base.memoryEvents);
-  return { settings: Object.freeze({ ...base, memoryEvents }), only };
+  // BENCH_LONG_WINDOWS overrides B9's long step (0 leaves it out: a quicker look at idle and rates).
+  const longWindows = Number(env['BENCH_LONG_WINDOWS'] ?? base.longWindows);
+  return { settings: Object.freeze({ ...base, memoryEvents, longWindows }), only };
 }

@@ -23,11 +23,13 @@ export async function createRoleLogins(stack: Stack, logins: readonly string[]):
   }
 }
 
-/** `databaseUrl` as `login` would connect, named to `pg_stat_activity` as well. */
+/**
+ * `databaseUrl` as `login` would connect. It sets no application_name: each role process names
+ * itself to `pg_stat_activity`, and B9 checks that it does.
+ */
 export function urlAs(databaseUrl: string, login: string): string {
   const url = new URL(databaseUrl);
   url.username = login;
   url.password = '';
-  url.searchParams.set('application_name', login);
   return url.toString();
 }

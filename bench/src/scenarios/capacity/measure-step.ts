@@ -65,7 +65,10 @@ function growthOverSecondHalf(samples: readonly { at: number; n: number }[]): nu
 }
 
 /** Commit → handled by payment-service, and commit → the order PAID (or declined), in ms. */
-async function latencies(system: CapacitySystem, ids: readonly string[]) {
+export async function latencies(
+  system: Pick<CapacitySystem, 'orders' | 'payments'>,
+  ids: readonly string[],
+) {
   const commits = await sql<{ id: string; ms: number }>`
     SELECT id::text AS id, extract(epoch FROM created_at)::float8 * 1000 AS ms
     FROM orders WHERE id = ANY(${ids}::uuid[])`.execute(system.orders);

@@ -1,6 +1,6 @@
 import type { Section, Table } from '../../report.ts';
-import type { RequestCounts } from './kafka-requests.ts';
-import type { LoginCounts, WalCounts } from './server-counts.ts';
+import type { RequestCounts } from '../../role-system/kafka-requests.ts';
+import type { LoginCounts, WalCounts } from '../../role-system/server-counts.ts';
 
 /** What B10 counted over its orders. */
 export interface RoundTripCounts {
