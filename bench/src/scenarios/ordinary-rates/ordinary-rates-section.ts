@@ -114,6 +114,20 @@ function idleStatementsTable(idle: Window): Table {
   };
 }
 
+/** Idle, what each role still asks Kafka: fetches, heartbeats, metadata. */
+function idleKafkaTable(idle: Window): Table {
+  return {
+    caption: 'Idle: Kafka requests per minute, per role, by API',
+    headers: ['role', 'per minute', 'API'],
+    rows: roleNames.flatMap((role, i) =>
+      [...(idle.kafka[i] ?? new Map<string, number>())]
+        .filter(([, n]) => n > 0)
+        .sort((a, b) => b[1] - a[1])
+        .map(([api, n]) => [role, fixed((n * 60) / idle.cpu.wallSeconds, 1), api]),
+    ),
+  };
+}
+
 /** The long step's last window against its first: CPU per order, p99 and memory. */
 function driftTargets(long: readonly Window[]): Target[] {
   const first = long[0];
@@ -181,6 +195,7 @@ export function ordinaryRatesSection(settings: BenchSettings, b9: OrdinaryRates)
         (w, _row, i) => rateOf(sumOf(w.kafka[i]), w),
       ),
       idleStatementsTable(b9.idle),
+      idleKafkaTable(b9.idle),
       profileTable(
         `Where each role's CPU goes at ${settings.profileRate} orders/s (V8's sampling profiler, self time, over ${b9.profileOrders} orders)`,
         b9.profiles,
