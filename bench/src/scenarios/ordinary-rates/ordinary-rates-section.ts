@@ -5,7 +5,20 @@ import type { BenchSettings } from '../../settings.ts';
 import { fixed, int, percentile } from '../../stats.ts';
 import type { ProfileSummary } from './cpu-profile.ts';
 import type { Window } from './measure-window.ts';
-import type { OrdinaryRates } from './ordinary-rates.ts';
+
+/** What B9 measured, in the order it ran. */
+export interface OrdinaryRates {
+  readonly idle: Window;
+  readonly steps: readonly Window[];
+  readonly long: readonly Window[];
+  /** Each role's profile while loaded (over `profileOrders`) and while idle. */
+  readonly profiles: readonly ProfileSummary[];
+  readonly profileOrders: number;
+  readonly idleProfiles: readonly ProfileSummary[];
+  readonly profileIdleSeconds: number;
+  /** Each role's `application_name` as `pg_stat_activity` showed it, or missing. */
+  readonly namedInPostgres: readonly { readonly role: string; readonly seen: boolean }[];
+}
 
 const roleNames = systemRoles.map((r) => r.name);
 const servers = ['postgres', 'kafka'];

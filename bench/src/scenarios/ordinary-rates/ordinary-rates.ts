@@ -14,28 +14,14 @@ import {
   untilNothingPending,
   type RoleSystem,
 } from '../../role-system/start-role-system.ts';
-import { profiledCommand, summarizeProfile, type ProfileSummary } from './cpu-profile.ts';
+import { profiledCommand, summarizeProfile } from './cpu-profile.ts';
 import { measureWindow, type Window } from './measure-window.ts';
-import { ordinaryRatesSection } from './ordinary-rates-section.ts';
+import { ordinaryRatesSection, type OrdinaryRates } from './ordinary-rates-section.ts';
 
 interface Bench {
   readonly system: RoleSystem;
   /** Started as `pnpm dev` starts it; no page opens it, so it samples at its idle pace. */
   readonly dashboard: RunningDashboard;
-}
-
-/** What B9 measured, in the order it ran. */
-export interface OrdinaryRates {
-  readonly idle: Window;
-  readonly steps: readonly Window[];
-  readonly long: readonly Window[];
-  /** Each role's profile while loaded (over `profileOrders`) and while idle. */
-  readonly profiles: readonly ProfileSummary[];
-  readonly profileOrders: number;
-  readonly idleProfiles: readonly ProfileSummary[];
-  readonly profileIdleSeconds: number;
-  /** Each role's `application_name` as `pg_stat_activity` showed it, or missing. */
-  readonly namedInPostgres: readonly { readonly role: string; readonly seen: boolean }[];
 }
 
 async function setUp(ctx: BenchContext): Promise<Bench> {
