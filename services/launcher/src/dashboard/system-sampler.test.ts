@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pollUntil, type Stack } from '@outbox-inbox/infra';
+import { pollUntil } from '@outbox-inbox/infra';
 import { afterEach, expect, it } from 'vitest';
 import { startSampler, type DashboardState } from './system-sampler.ts';
 
@@ -33,7 +33,7 @@ it('reads the newest orders only while a page watches; the charts are sampled ei
   const states: DashboardState[] = [];
   const sampler = startSampler(
     {
-      stack: { status: () => [] } as unknown as Stack,
+      stack: { status: () => [] },
       orderApiUrl: api.url,
       redeliveries: async () => new Map(),
       relayMode: 'polling',

@@ -17,7 +17,8 @@ export interface DashboardState {
 }
 
 export interface SamplerOptions {
-  readonly stack: Stack;
+  /** The sampler reads only the components and their endpoints. */
+  readonly stack: Pick<Stack, 'status'>;
   readonly orderApiUrl: string;
   /** The repeats each event absorbed, from the services' databases. */
   readonly redeliveries: ReadRedeliveries;
