@@ -19,7 +19,7 @@ export interface CpuUse {
 }
 
 /** Clock ticks per second of /proc's counters (USER_HZ, 100 on Linux). */
-const TICKS = 100;
+export const TICKS = 100;
 
 /** Busy ticks of all cores (user, nice, system, irq, softirq, steal). */
 function machineTicks(): number {
@@ -28,7 +28,7 @@ function machineTicks(): number {
   return (user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0);
 }
 
-interface ProcStat {
+export interface ProcStat {
   readonly ppid: number;
   /** utime + stime of the process itself (all its threads). */
   readonly own: number;
@@ -36,7 +36,8 @@ interface ProcStat {
   readonly reaped: number;
 }
 
-function procStat(pid: number): ProcStat | undefined {
+/** A process's CPU counters, or undefined when it is gone. */
+export function procStat(pid: number): ProcStat | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may hold spaces and parentheses; the fields start after the last ')'.

@@ -11,6 +11,7 @@ import {
 } from '../../role-system/start-role-system.ts';
 import { sleep } from '../../stats.ts';
 import { latencies } from '../capacity/measure-step.ts';
+import { startPostgresCpuMeter, type PostgresCpu } from './postgres-processes.ts';
 import { privateMemory } from './private-memory.ts';
 
 /** One measured window of B9: the system idle (`rate` 0) or at a constant offered rate. */
@@ -21,6 +22,8 @@ export interface Window {
   readonly failed: number;
   /** CPU while the load was offered (or the system sat idle), by process group. */
   readonly cpu: CpuUse;
+  /** PostgreSQL's share of `cpu`, by process: each role's sessions, the WAL writer, autovacuum. */
+  readonly postgresByProcess: PostgresCpu;
   /** Private memory of each process group at the window's end, bytes. */
   readonly privateBytes: Readonly<Record<string, number>>;
   /** Statements per role login, the drain after the load included. */
@@ -44,11 +47,15 @@ export async function measureWindow(
 ): Promise<Window> {
   const kafkaBefore = await Promise.all(system.roles.map((r) => readKafkaRequests(r.url)));
   const walBefore = await resetCounts(ctx.stack);
+  const postmaster = ctx.stack.pid('postgres');
+  const postgresMeter =
+    postmaster === undefined ? undefined : await startPostgresCpuMeter(ctx.stack, postmaster);
   const { result: load, cpu } = await measureCpu(system.cpuGroups(), async () =>
     step.rate > 0
       ? offerOrders({ baseUrl: system.apiUrl, rate: step.rate, seconds: step.seconds })
       : sleep(step.seconds * 1000).then(() => undefined),
   );
+  const postgresByProcess = (await postgresMeter?.stop()) ?? {};
   const privateBytes = privateMemory(system.cpuGroups());
   if (load !== undefined) {
     await untilNothingPending(system.orders, `every B9 order of ${step.rate}/s through`);
@@ -66,6 +73,7 @@ export async function measureWindow(
     orders: ids.length,
     failed: load?.failed ?? 0,
     cpu,
+    postgresByProcess,
     privateBytes,
     statements: counted.logins,
     kafka: kafkaAfter.map((after, i) => requestsSince(kafkaBefore[i] ?? new Map(), after)),

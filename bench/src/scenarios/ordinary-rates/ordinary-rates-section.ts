@@ -111,6 +111,24 @@ function profileTable(
   };
 }
 
+/**
+ * PostgreSQL's CPU split by process, one row per label any window saw, the busiest at the
+ * highest rate first: which role's sessions cost the server most, and what its own processes
+ * (the WAL writer, autovacuum, the checkpointer) add.
+ */
+function postgresTable(windows: readonly { name: string; w: Window }[]): Table {
+  const busiest = windows.at(-1)?.w;
+  const labels = [...new Set(windows.flatMap(({ w }) => Object.keys(w.postgresByProcess)))].sort(
+    (a, b) => (busiest?.postgresByProcess[b] ?? 0) - (busiest?.postgresByProcess[a] ?? 0),
+  );
+  return perProcessTable(
+    "PostgreSQL's CPU by process, % of one core (a session by its login; exited: what the server reaped in the window)",
+    windows,
+    labels,
+    (w, label) => fixed(((w.postgresByProcess[label] ?? 0) / w.cpu.wallSeconds) * 100, 1),
+  );
+}
+
 /** Idle, what each role still sends to PostgreSQL: its polls, probes and metrics queries. */
 function idleStatementsTable(idle: Window): Table {
   const perMinute = (calls: number) => fixed((calls * 60) / idle.cpu.wallSeconds, 1);
@@ -195,6 +213,7 @@ export function ordinaryRatesSection(settings: BenchSettings, b9: OrdinaryRates)
         [...roleNames, ...servers],
         (w, row) => mb(w.privateBytes[row]),
       ),
+      postgresTable(steps),
       perProcessTable(
         'SQL statements per order, per role (idle: per minute), counted by pg_stat_statements',
         all,
