@@ -14,6 +14,8 @@ export { connectImageName, connectWorkerEnv } from './docker/connect-image.ts';
 export type { InfraErrorCode } from './errors.ts';
 export { pollUntil } from './poll.ts';
 export { statementCountingPool } from './testing/statement-counting-pool.ts';
+export { probeAsLogin, urlAsLogin } from './testing/login-probe.ts';
+export type { LoginProbe } from './testing/login-probe.ts';
 export type { SentStatement } from './testing/statement-counting-pool.ts';
 export { untilStopSignal } from './stop-signal.ts';
 export { findFreePort } from './ports.ts';

@@ -1,5 +1,5 @@
 import { topicDeclarations } from '@outbox-inbox/contracts';
-import { pollUntil } from '@outbox-inbox/infra';
+import { pollUntil, urlAsLogin } from '@outbox-inbox/infra';
 import { migrateService, roleProcesses } from '@outbox-inbox/launcher';
 import { orderService } from '@outbox-inbox/order-service';
 import type { OutboxTables } from '@outbox-inbox/outbox';
@@ -11,9 +11,12 @@ import { serverGroups } from '../cpu.ts';
 import { benchDb } from '../database.ts';
 import { freshTopics } from '../kafka.ts';
 import { startRole, type RoleHandle } from '../services.ts';
-import { createRoleLogins, urlAs } from './role-logins.ts';
+import { enableStatementCounts } from './role-logins.ts';
 
-/** Each role process of `pnpm dev` as the services declare them; each logs in under its name. */
+/**
+ * Each role process of `pnpm dev` as the services declare them; each logs in under its name, the
+ * login the migrate step granted the role's access.
+ */
 export const systemRoles = roleProcesses();
 
 export interface RoleSystem {
@@ -56,10 +59,7 @@ export async function startRoleSystem(
     ctx.kafka,
     topicDeclarations.map((topic) => ({ topic: topic.name, partitions: topic.partitions })),
   );
-  await createRoleLogins(
-    ctx.stack,
-    systemRoles.map((r) => r.name),
-  );
+  await enableStatementCounts(ctx.stack);
   let generation = 0;
   const start = (command?: (role: (typeof systemRoles)[number]) => Command) => {
     const prefix = `${options.id}-${generation++}`;
@@ -69,7 +69,7 @@ export async function startRoleSystem(
           component: `${prefix}-${r.name}`,
           service: r.service,
           role: r.role,
-          databaseUrl: urlAs(urlOf(r.service), r.name),
+          databaseUrl: urlAsLogin(urlOf(r.service), r.name),
           settings: options.settings,
           command: command?.(r),
         }),

@@ -64,6 +64,7 @@ const fixtureService = defineService({
       port: 3019,
       summary: 'counts orders (a test fixture)',
       start: startOrderCounter,
+      access: { outbox: [], tables: [{ table: 'orders', privilege: 'SELECT', columns: ['id'] }] },
     },
   },
 });

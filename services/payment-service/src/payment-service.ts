@@ -23,6 +23,8 @@ export const paymentRoles = {
     kind: 'api',
     port: 3002,
     summary: 'payments HTTP API',
+    // Reads payments (payments/payment-routes.ts).
+    access: { outbox: [], tables: [{ table: 'payments', privilege: 'SELECT' }] },
     app: ({ db, logger, registry, metrics, config }) =>
       buildApp({ db, logger, registry, stalls: metrics.stalls, admission: config.admission }),
   },
@@ -30,24 +32,57 @@ export const paymentRoles = {
     kind: 'kafka-worker',
     port: 3021,
     summary: 'payment outbox → `payment.events`',
+    access: { outbox: ['relay'] },
     start: (context) => startServiceRelay<PaymentDatabase>(context),
   },
   consumer: {
     kind: 'kafka-worker',
     port: 3022,
     summary: '`order.events` → inbox',
+    access: { outbox: ['inbox-writer'] },
     start: startOrderInbox,
   },
   processor: {
     kind: 'worker',
     port: 3023,
     summary: 'inbox → payments',
+    // payments/: the handlers insert and refund payments, write history and enqueue results.
+    access: {
+      outbox: ['inbox-processor', 'writer'],
+      tables: [
+        { table: 'payments', privilege: 'SELECT' },
+        {
+          table: 'payments',
+          privilege: 'INSERT',
+          columns: [
+            'id',
+            'order_id',
+            'customer_id',
+            'amount',
+            'currency',
+            'status',
+            'failure_reason',
+          ],
+        },
+        {
+          table: 'payments',
+          privilege: 'UPDATE',
+          columns: ['status', 'refunded_at', 'updated_at'],
+        },
+        {
+          table: 'payment_history',
+          privilege: 'INSERT',
+          columns: ['order_id', 'event_id', 'event_type', 'outcome'],
+        },
+      ],
+    },
     start: startPaymentProcessor,
   },
   retention: {
     kind: 'worker',
     port: 3024,
     summary: 'deletes old finished rows',
+    access: { outbox: ['retention'] },
     start: (context) => startServiceRetention<PaymentDatabase>(context),
   },
 } satisfies RoleDeclarations<string, PaymentDatabase, PaymentServiceConfig>;

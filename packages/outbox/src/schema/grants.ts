@@ -15,6 +15,8 @@ import { OutboxError } from '../errors.ts';
  *   `previewRetention` (and `outbox retention`).
  * - `cdc-connector`: Debezium's login. It also needs the REPLICATION attribute, which is a
  *   role's, not a grant: the caller sets it (`ALTER ROLE ... REPLICATION`).
+ * - `metrics`: a process that runs none of the workers but serves the library's metrics
+ *   (`createOutboxMetrics`), such as a read-only api: the backlog gauges' reads only.
  * - `operator`: the `outbox` command's status, replay and triage of failed outbox rows, dead
  *   inbox rows and parked messages (`outbox retention` needs `retention`; `outbox cdc remove`
  *   drops a publication and a slot, which takes the tables' owner).
@@ -27,6 +29,7 @@ export type OutboxWorkerKind =
   | 'dedup-consumer'
   | 'retention'
   | 'cdc-connector'
+  | 'metrics'
   | 'operator';
 
 const TABLES = ['outbox_event', 'inbox_event', 'processed_event', 'parked_message'] as const;
@@ -241,6 +244,7 @@ const WORKER_ACCESS: Readonly<Record<OutboxWorkerKind, readonly Access[]>> = {
   retention: [...RETENTION, ...BACKLOG_GAUGES],
   // Not a process of the library: no gauges.
   'cdc-connector': CDC_CONNECTOR,
+  metrics: BACKLOG_GAUGES,
   operator: [...OPERATOR, ...BACKLOG_GAUGES],
 };
 

@@ -573,3 +573,17 @@ it('every worker of the library can read the backlog gauges that run in its proc
     expect([worker, parked?.values[0]?.value, backlog?.values[0]?.value]).toEqual([worker, 3, 1]);
   }
 });
+
+it('metrics: a process that only serves the gauges cannot read an event or enqueue one', async () => {
+  const gauges = await logins.login('grants_metrics_', ['metrics']);
+  await refused(run(gauges.db, 'SELECT payload FROM outbox_event'), 'outbox_event');
+  await refused(run(gauges.db, 'SELECT payload FROM inbox_event'), 'inbox_event');
+  await refused(
+    run(
+      gauges.db,
+      `INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, payload,
+        topic, partition_key) VALUES (gen_random_uuid(), 'o', 'a', 'T', '{}', 't', 'a')`,
+    ),
+    'outbox_event',
+  );
+});

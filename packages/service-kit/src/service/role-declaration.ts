@@ -1,5 +1,5 @@
 import type { KafkaClient } from '@outbox-inbox/outbox';
-import type { OutboxMetrics } from '@outbox-inbox/outbox/ops';
+import type { OutboxMetrics, OutboxWorkerKind } from '@outbox-inbox/outbox/ops';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -52,11 +52,33 @@ export interface KafkaRoleContext<DB, Config extends ServiceConfig> extends Role
   readonly kafka: KafkaClient;
 }
 
+/** One privilege on one of the service's own tables (see {@link RoleAccess}). */
+export interface TableGrant {
+  readonly table: string;
+  readonly privilege: 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
+  /** Only these columns; the whole table when absent. */
+  readonly columns?: readonly string[];
+}
+
+/**
+ * What the role's PostgreSQL login may do, and nothing more: the outbox library's tables by the
+ * library's workers it runs (`grantOutboxAccess`), the service's own tables grant by grant. The
+ * migrate step gives each role's login (`<componentPrefix>-<role>`) exactly this, so the
+ * declarations are the one place that says who may do what.
+ */
+export interface RoleAccess {
+  /** The library's workers the role runs; the gauges every role process serves come with any. */
+  readonly outbox: readonly OutboxWorkerKind[];
+  readonly tables?: readonly TableGrant[];
+}
+
 export interface RoleBasics {
   /** Where it listens on a developer's machine: the api's PORT, any other role's OPS_PORT. */
   readonly port: number;
   /** One line on what it does, for the tables that list the roles. */
   readonly summary: string;
+  /** What its database login may do (see RoleAccess). */
+  readonly access: RoleAccess;
 }
 
 /** The HTTP api: started after every worker and stopped before them, so requests drain first. */

@@ -34,16 +34,27 @@ describe('serviceComponents', () => {
     });
     expect(named('order-relay')?.cwd).toMatch(/services\/order-service\/$/);
     expect(named('order-relay')?.env).toMatchObject({
-      DATABASE_URL: 'postgres://h/orders',
+      DATABASE_URL: 'postgres://order-relay@h/orders',
       KAFKA_BROKERS: '127.0.0.1:1,127.0.0.1:2',
       OPS_PORT: '3011',
       RELAY_POLL_INTERVAL_MS: '200',
     });
     expect(named('payment-api')?.env).toMatchObject({
-      DATABASE_URL: 'postgres://h/payments',
+      DATABASE_URL: 'postgres://payment-api@h/payments',
       PORT: '3002',
       PAYMENT_AMOUNT_LIMIT: '50000',
     });
+  });
+
+  it('connects each role as its own login, the CDC relay as the owner', () => {
+    const cdc = serviceComponents({
+      databaseUrls,
+      kafkaBrokers: [],
+      settings: { RELAY_MODE: 'cdc' },
+    });
+    const url = (name: string) => cdc.find((c) => c.name === name)?.env['DATABASE_URL'];
+    expect(url('order-relay')).toBe('postgres://h/orders');
+    expect(url('payment-processor')).toBe('postgres://payment-processor@h/payments');
   });
 
   it('gives each service only the settings it reads', () => {

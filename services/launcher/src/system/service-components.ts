@@ -1,7 +1,7 @@
-import type { ProcessComponent } from '@outbox-inbox/infra';
+import { urlAsLogin, type ProcessComponent } from '@outbox-inbox/infra';
 import { LauncherError } from '../launcher-error.ts';
 import { roleComponent, type RoleComponentOptions } from './role-component.ts';
-import { roleProcesses } from './role-processes.ts';
+import { roleProcesses, type RoleProcess } from './role-processes.ts';
 
 /**
  * The port of each role process on a developer's machine: the service's own, or
@@ -22,10 +22,28 @@ export interface ServiceComponentsOptions extends Omit<
   RoleComponentOptions,
   'port' | 'databaseUrl' | 'command'
 > {
-  /** Connection string of each service's database, by service name. */
+  /**
+   * Connection string of each service's database, by service name, as its owner connects: each
+   * role connects as its own login instead (see {@link roleDatabaseUrl}).
+   */
   readonly databaseUrls: Readonly<Record<string, string>>;
   /** Port of each component; {@link devServicePorts} when absent. */
   readonly ports?: Readonly<Record<string, number>>;
+}
+
+/**
+ * `ownerUrl` as the role's own login (`order-relay`), which the migrate step granted exactly the
+ * role's declared access. The CDC relay keeps the owner's: it creates its publication and
+ * heartbeat table itself, which takes the tables' owner.
+ */
+export function roleDatabaseUrl(
+  process: RoleProcess,
+  ownerUrl: string,
+  settings: Readonly<Record<string, string>> | undefined,
+): string {
+  if (process.role === 'relay' && settings?.['RELAY_MODE'] === 'cdc') return ownerUrl;
+  const login = process.service.logins[process.role];
+  return login === undefined ? ownerUrl : urlAsLogin(ownerUrl, login);
 }
 
 /** Every role of every service as its own stack component, one process each. */
@@ -40,6 +58,10 @@ export function serviceComponents(options: ServiceComponentsOptions): ProcessCom
         `${process.name} needs a port and a database URL for ${process.service.name}`,
       );
     }
-    return roleComponent(process, { ...common, port, databaseUrl });
+    return roleComponent(process, {
+      ...common,
+      port,
+      databaseUrl: roleDatabaseUrl(process, databaseUrl, common.settings),
+    });
   });
 }
