@@ -11,8 +11,17 @@ export interface LoginCounts {
   /** WAL records its statements wrote (a commit with an xid writes one more). */
   readonly walRecords: number;
   readonly walBytes: number;
+  /** Milliseconds PostgreSQL spent executing its statements (planning not included). */
+  readonly execMs: number;
+  /** Milliseconds PostgreSQL spent planning them (`pg_stat_statements.track_planning`). */
+  readonly planMs: number;
   /** Its statements, most executed first. */
-  readonly top: readonly { readonly calls: number; readonly query: string }[];
+  readonly top: readonly {
+    readonly calls: number;
+    readonly execMs: number;
+    readonly planMs: number;
+    readonly query: string;
+  }[];
 }
 
 /** Cluster-wide WAL activity (`pg_stat_wal`): flushes cannot be told apart by login. */
@@ -65,9 +74,12 @@ export function readCounts(
       calls: string;
       wal_records: string;
       wal_bytes: string;
+      exec_ms: number;
+      plan_ms: number;
       query: string;
     }>(
-      `SELECT r.rolname AS login, s.calls, s.wal_records, s.wal_bytes, s.query
+      `SELECT r.rolname AS login, s.calls, s.wal_records, s.wal_bytes,
+         s.total_exec_time AS exec_ms, s.total_plan_time AS plan_ms, s.query
        FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid
        WHERE r.rolname = ANY($1::text[])
        ORDER BY s.calls DESC`,
@@ -83,7 +95,14 @@ export function readCounts(
         commits: sum((row) => (/^\s*commit\s*;?\s*$/i.test(row.query) ? row.calls : '0')),
         walRecords: sum((row) => row.wal_records),
         walBytes: sum((row) => row.wal_bytes),
-        top: rows.map((row) => ({ calls: Number(row.calls), query: row.query })),
+        execMs: rows.reduce((total, row) => total + Number(row.exec_ms), 0),
+        planMs: rows.reduce((total, row) => total + Number(row.plan_ms), 0),
+        top: rows.map((row) => ({
+          calls: Number(row.calls),
+          execMs: Number(row.exec_ms),
+          planMs: Number(row.plan_ms),
+          query: row.query,
+        })),
       };
     });
     const after = await readWal(client);

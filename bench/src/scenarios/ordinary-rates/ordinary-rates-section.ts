@@ -129,6 +129,36 @@ function postgresTable(windows: readonly { name: string; w: Window }[]): Table {
   );
 }
 
+/**
+ * At one loaded step, the statements PostgreSQL spent the most execution time on, per order:
+ * which query of which role a server's CPU per order goes to.
+ */
+function costliestStatementsTable(w: Window): Table {
+  const rows = w.statements
+    .flatMap((login) => login.top.map((statement) => ({ login: login.login, ...statement })))
+    .sort((a, b) => b.execMs + b.planMs - (a.execMs + a.planMs))
+    .slice(0, 10);
+  return {
+    caption: `At ${w.rate} orders/s: the statements PostgreSQL spent the most time on, planning and execution (pg_stat_statements)`,
+    headers: [
+      'role',
+      'ms per order',
+      'planning ms per order',
+      'calls per order',
+      'ms per call',
+      'statement',
+    ],
+    rows: rows.map((r) => [
+      r.login,
+      fixed(r.execMs / w.orders, 3),
+      fixed(r.planMs / w.orders, 3),
+      fixed(r.calls / w.orders),
+      fixed(r.execMs / Math.max(r.calls, 1), 3),
+      r.query.replace(/\s+/g, ' ').slice(0, 90),
+    ]),
+  };
+}
+
 /** Idle, what each role still sends to PostgreSQL: its polls, probes and metrics queries. */
 function idleStatementsTable(idle: Window): Table {
   const perMinute = (calls: number) => fixed((calls * 60) / idle.cpu.wallSeconds, 1);
@@ -220,6 +250,25 @@ export function ordinaryRatesSection(settings: BenchSettings, b9: OrdinaryRates)
         roleNames,
         (w, _row, i) => rateOf(w.statements[i]?.statements ?? 0, w),
       ),
+      perProcessTable(
+        'PostgreSQL execution ms per order, per role (idle: per minute), from pg_stat_statements',
+        all,
+        roleNames,
+        (w, _row, i) =>
+          w.rate === 0
+            ? `${fixed(((w.statements[i]?.execMs ?? 0) * 60) / w.cpu.wallSeconds, 1)}/min`
+            : fixed((w.statements[i]?.execMs ?? 0) / w.orders, 3),
+      ),
+      perProcessTable(
+        'PostgreSQL planning ms per order, per role (idle: per minute), from pg_stat_statements',
+        all,
+        roleNames,
+        (w, _row, i) =>
+          w.rate === 0
+            ? `${fixed(((w.statements[i]?.planMs ?? 0) * 60) / w.cpu.wallSeconds, 1)}/min`
+            : fixed((w.statements[i]?.planMs ?? 0) / w.orders, 3),
+      ),
+      ...(at30 === undefined ? [] : [costliestStatementsTable(at30)]),
       perProcessTable(
         'Kafka requests per order, per role (idle: per minute), counted by each role',
         all,
