@@ -43,6 +43,8 @@ export async function startServicesInOneProcess(
     readonly logger?: Logger;
     /** `cdc`: Kafka Connect (added to the stack) publishes both outboxes, not the relays. */
     readonly relayMode?: 'polling' | 'cdc';
+    /** Rows per processor claim (the service's default when absent). */
+    readonly processorBatchSize?: number;
   } = {},
 ): Promise<InProcessSystem> {
   const stack = Stack.open(inject('stackName'));
@@ -95,6 +97,9 @@ export async function startServicesInOneProcess(
         KAFKA_CLIENT_ID: `flow-payments-${suffix}`,
         PAYMENT_AMOUNT_LIMIT: String(paymentAmountLimit),
         PROCESSOR_CONCURRENCY: '4',
+        ...(options.processorBatchSize === undefined
+          ? {}
+          : { PROCESSOR_BATCH_SIZE: String(options.processorBatchSize) }),
       },
       { needsKafka: true },
     ),
