@@ -34,7 +34,7 @@ describe('serviceComponents', () => {
     });
     expect(named('order-relay')?.cwd).toMatch(/services\/order-service\/$/);
     expect(named('order-relay')?.env).toMatchObject({
-      DATABASE_URL: 'postgres://order-relay@h/orders',
+      DATABASE_URL: 'postgres://h/orders',
       KAFKA_BROKERS: '127.0.0.1:1,127.0.0.1:2',
       OPS_PORT: '3011',
       RELAY_POLL_INTERVAL_MS: '200',
@@ -46,15 +46,12 @@ describe('serviceComponents', () => {
     });
   });
 
-  it('connects each role as its own login, the CDC relay as the owner', () => {
-    const cdc = serviceComponents({
-      databaseUrls,
-      kafkaBrokers: [],
-      settings: { RELAY_MODE: 'cdc' },
-    });
-    const url = (name: string) => cdc.find((c) => c.name === name)?.env['DATABASE_URL'];
-    expect(url('order-relay')).toBe('postgres://h/orders');
-    expect(url('payment-processor')).toBe('postgres://payment-processor@h/payments');
+  it('connects each role as its own login, the relays as the owner (they may turn CDC)', () => {
+    expect(named('order-consumer')?.env['DATABASE_URL']).toBe('postgres://order-consumer@h/orders');
+    expect(named('payment-processor')?.env['DATABASE_URL']).toBe(
+      'postgres://payment-processor@h/payments',
+    );
+    expect(named('payment-relay')?.env['DATABASE_URL']).toBe('postgres://h/payments');
   });
 
   it('gives each service only the settings it reads', () => {

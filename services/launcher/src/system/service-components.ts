@@ -32,16 +32,13 @@ export interface ServiceComponentsOptions extends Omit<
 }
 
 /**
- * `ownerUrl` as the role's own login (`order-relay`), which the migrate step granted exactly the
- * role's declared access. The CDC relay keeps the owner's: it creates its publication and
- * heartbeat table itself, which takes the tables' owner.
+ * `ownerUrl` as the role's own login (`payment-processor`), which the migrate step granted exactly
+ * the role's declared access. The relays keep the owner's: a running relay can be switched to
+ * the CDC relay (`stack restart order-relay --env RELAY_MODE=cdc`, the workshop's exercise 5),
+ * which creates its publication and heartbeat table, and that takes the tables' owner.
  */
-export function roleDatabaseUrl(
-  process: RoleProcess,
-  ownerUrl: string,
-  settings: Readonly<Record<string, string>> | undefined,
-): string {
-  if (process.role === 'relay' && settings?.['RELAY_MODE'] === 'cdc') return ownerUrl;
+export function roleDatabaseUrl(process: RoleProcess, ownerUrl: string): string {
+  if (process.role === 'relay') return ownerUrl;
   const login = process.service.logins[process.role];
   return login === undefined ? ownerUrl : urlAsLogin(ownerUrl, login);
 }
@@ -61,7 +58,7 @@ export function serviceComponents(options: ServiceComponentsOptions): ProcessCom
     return roleComponent(process, {
       ...common,
       port,
-      databaseUrl: roleDatabaseUrl(process, databaseUrl, common.settings),
+      databaseUrl: roleDatabaseUrl(process, databaseUrl),
     });
   });
 }
