@@ -1,17 +1,10 @@
 import pg from 'pg';
+import { urlAsLogin } from '../login-url.ts';
 
 /** What PostgreSQL said to a statement a login sent: done, or refused with its code. */
 export type LoginProbe =
   | { readonly done: true }
   | { readonly done: false; readonly code: string; readonly message: string };
-
-/** `databaseUrl` with `login` as its user and no password (the server's authentication decides). */
-export function urlAsLogin(databaseUrl: string, login: string): string {
-  const url = new URL(databaseUrl);
-  url.username = login;
-  url.password = '';
-  return url.toString();
-}
 
 /**
  * Sends `statement` as `login` inside a transaction that is rolled back, so a test can ask what a
@@ -36,4 +29,36 @@ export async function probeAsLogin(
     await client.query('ROLLBACK').catch(() => undefined);
     await client.end();
   }
+}
+
+/** What a login must be allowed, and what it must be refused (statement, and the table named). */
+export interface LoginAccessCase {
+  readonly login: string;
+  readonly allowed: readonly string[];
+  readonly refused: readonly (readonly [statement: string, table: string])[];
+}
+
+/**
+ * Probes every statement of `expected` as its login and describes each that went otherwise: an
+ * allowed one refused, or a refused one done or refused by anything but PostgreSQL's
+ * `permission denied for table <table>` (42501). Empty when the login's grants are exactly so.
+ */
+export async function accessMismatches(
+  databaseUrl: string,
+  expected: LoginAccessCase,
+): Promise<string[]> {
+  const mismatches: string[] = [];
+  for (const statement of expected.allowed) {
+    const probe = await probeAsLogin(databaseUrl, expected.login, statement);
+    if (!probe.done) mismatches.push(`refused ${statement}: ${probe.code} ${probe.message}`);
+  }
+  for (const [statement, table] of expected.refused) {
+    const probe = await probeAsLogin(databaseUrl, expected.login, statement);
+    const denied = `permission denied for table ${table}`;
+    if (probe.done) mismatches.push(`allowed ${statement}`);
+    else if (probe.code !== '42501' || probe.message !== denied) {
+      mismatches.push(`refused ${statement} otherwise: ${probe.code} ${probe.message}`);
+    }
+  }
+  return mismatches;
 }
