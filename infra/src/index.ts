@@ -14,6 +14,7 @@ export { connectImageName, connectWorkerEnv } from './docker/connect-image.ts';
 export type { InfraErrorCode } from './errors.ts';
 export { pollUntil } from './poll.ts';
 export { statementCountingPool } from './testing/statement-counting-pool.ts';
+export { genericPlanPool, wholeTableReads } from './testing/generic-plan-pool.ts';
 export { urlAsLogin } from './login-url.ts';
 export { accessMismatches, probeAsLogin } from './testing/login-probe.ts';
 export type { LoginAccessCase, LoginProbe } from './testing/login-probe.ts';

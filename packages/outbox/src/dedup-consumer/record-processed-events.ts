@@ -32,10 +32,12 @@ export async function recordProcessedEvents(
     if (!fresh) repeats.push(eventId);
   }
   if (repeats.length > 0) {
+    // The `= ANY` repeats the join's keys for the planner (see createPgPool).
     await sql`
       UPDATE processed_event AS p SET redeliveries = p.redeliveries + r.copies
       FROM (${copiesPerEvent(repeats)}) AS r
-      WHERE p.consumer = ${consumer} AND p.event_id = r.event_id
+      WHERE p.consumer = ${consumer} AND p.event_id = ANY(${repeats}::uuid[])
+        AND p.event_id = r.event_id
     `.execute(trx);
   }
   return isNew;

@@ -159,9 +159,10 @@ async function recordResponses(
 ): Promise<void> {
   const keyed = answered.flatMap(({ key, body }) => (key === undefined ? [] : [{ key, body }]));
   if (keyed.length === 0) return;
+  const keys = keyed.map((r) => r.key);
+  // The `= ANY` repeats the join's keys for the planner (see apply-payment-event.ts, createPgPool).
   await sql`
     UPDATE idempotency_key AS k SET response_status = 201, response_body = r.body::jsonb
-      FROM unnest(${keyed.map((r) => r.key)}::text[], ${keyed.map((r) => r.body)}::text[])
-        AS r(key, body)
-     WHERE k.key = r.key`.execute(trx);
+      FROM unnest(${keys}::text[], ${keyed.map((r) => r.body)}::text[]) AS r(key, body)
+     WHERE k.key = ANY(${keys}::text[]) AND k.key = r.key`.execute(trx);
 }
