@@ -6,8 +6,9 @@ import pg from 'pg';
  * migrate step created with exactly the grants the role declares: the bench runs the roles with
  * the privileges a deployment gives them. `pg_stat_statements` keys its counts by login,
  * database and statement, so every statement, BEGIN and COMMIT included, splits by role. This
- * loads the extension it reads them from, and has it time planning as well as execution (each
- * execution of a prepared statement is planned again: `plan_cache_mode = force_custom_plan`).
+ * loads the extension it reads them from, and has it time planning as well as execution (a
+ * prepared statement is planned at its first executions, and at every one when PostgreSQL
+ * keeps no generic plan for it).
  */
 export async function enableStatementCounts(stack: Stack): Promise<void> {
   const client = new pg.Client({ connectionString: stack.postgresUrl() });

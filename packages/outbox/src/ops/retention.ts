@@ -219,12 +219,14 @@ async function deleteBatch(
   step: RetentionStep,
   batchSize: number,
 ): Promise<number> {
-  // By physical row id, so the same statement serves any table, with or without a key.
+  // By physical row id, so the same statement serves any table, with or without a key. The
+  // batch size is a literal (a validated whole number): a plan PostgreSQL keeps for a prepared
+  // statement is then made for the real LIMIT, not a guessed share of the table.
   const result = await sql`
     DELETE FROM ${sql.table(step.table)} WHERE ctid = ANY(ARRAY(
       SELECT ctid FROM ${sql.table(step.table)}
       WHERE ${step.condition}
-      LIMIT ${batchSize}
+      LIMIT ${sql.lit(batchSize)}
       ${step.skipLocked ? sql`FOR UPDATE SKIP LOCKED` : sql``}))
   `.execute(db);
   return Number(result.numAffectedRows ?? 0n);

@@ -6,10 +6,13 @@ import { statementPreparingClient } from './statement-preparing-client.ts';
 export interface PgPoolOptions {
   /**
    * Send the statements this process repeats as named prepared statements (default true).
-   * Each execution is still planned for its values (`SET plan_cache_mode = force_custom_plan`
-   * on each connection as it opens); a statement without parameters has one plan anyway. Turn
-   * it off behind a pooler that moves one session's statements to another connection (PgBouncer
-   * in transaction mode before 1.21).
+   * PostgreSQL then parses each once per connection and, after five executions, may keep a
+   * plan made without the values (a generic plan) when it costs no more than planning each
+   * one. Such a plan guesses ten rows for an array parameter, so a statement that joins
+   * `unnest($1)` to a narrow table by its key read the whole table up to several thousand rows;
+   * such a join here also says `key = ANY($1)`, which keeps that plan on the key's index
+   * (test/pg-pool/array-join-plans.test.ts). Turn it off behind a pooler that moves one session's statements to another connection
+   * (PgBouncer in transaction mode before 1.21).
    */
   readonly prepareStatements?: boolean | undefined;
 }
@@ -18,14 +21,6 @@ export interface PgPoolOptions {
 const PREPARE_AFTER_EXECUTIONS = 5;
 /** At most this many texts are prepared per pool (a service sends a few dozen). */
 const PREPARED_TEXTS_LIMIT = 256;
-/**
- * After five executions PostgreSQL may keep a prepared statement's generic plan, made without
- * its values. The claims' generic plans are far worse with a backlog (the relay drained it
- * several times slower: bench/analysis.md), so every execution is planned for its values, as
- * an unnamed statement is: preparing saves the parse and analysis, never the plan.
- */
-const PLAN_EACH_EXECUTION = 'SET plan_cache_mode = force_custom_plan';
-
 /**
  * A `pg.Pool` that survives PostgreSQL restarts and keeps its repeated statements prepared.
  * An idle client whose server went away emits 'error' on the pool, and without a listener Node
@@ -61,13 +56,6 @@ export function createPgPool(
     client.on('error', (error) => {
       logger.warn({ err: error }, `PostgreSQL connection lost while in use: ${error.message}`);
     });
-    // A SET, not a startup option: poolers such as PgBouncer refuse unknown startup options.
-    // The client runs its queries in order, so this one runs before the first caller's.
-    if (prepare) {
-      client.query(PLAN_EACH_EXECUTION).catch((error: Error) => {
-        logger.warn({ err: error }, `could not set plan_cache_mode: ${error.message}`);
-      });
-    }
   });
   return pool;
 }

@@ -11,8 +11,12 @@ import type { RelayOptions } from './relay-options.ts';
  * few rows are unpublished and picks a bitmap scan of ALL of them plus a sort for every claim,
  * so the claim slows down with the very backlog the relay should be draining. With fresh
  * statistics the plan is the same. The measurements are in docs/benchmarks.md
- * ("Measurements behind settings in the code"). Not session settings: the relay's pool may
- * serve other roles of the same process, whose statements must not inherit them.
+ * ("Measurements behind settings in the code"). And each execution of the followers query
+ * (arrays of keys, a LIMIT of the room left) is planned for its values: a claim's generic plan
+ * once drained a backlog five times slower (bench/analysis.md), and the followers query runs
+ * only under a backlog, where a plan is cheap beside its work. The heads claim has no
+ * parameters and keeps its one plan whatever this says. Not session settings: the relay's
+ * pool may serve other roles of the same process, whose statements must not inherit them.
  */
 export async function beginBatchTransaction(
   connection: Kysely<OutboxTables>,
@@ -29,7 +33,8 @@ export async function beginBatchTransaction(
       set_config('statement_timeout', ${ms(options.statementTimeoutMs)}, true),
       set_config('idle_in_transaction_session_timeout', ${ms(options.idleInTransactionTimeoutMs)}, true),
       set_config('enable_bitmapscan', 'off', true),
-      set_config('enable_seqscan', 'off', true)`,
+      set_config('enable_seqscan', 'off', true),
+      set_config('plan_cache_mode', 'force_custom_plan', true)`,
     )
     .execute(connection);
 }

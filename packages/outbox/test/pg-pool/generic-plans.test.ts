@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { createPgPool, migrateOutbox, silentLogger, type OutboxTables } from '../../src/index.ts';
+import {
+  createPgPool,
+  enqueue,
+  migrateOutbox,
+  silentLogger,
+  type OutboxTables,
+} from '../../src/index.ts';
 import { DEFAULT_RELAY_OPTIONS } from '../../src/relay/relay-options.ts';
 import { claimInboxRows } from '../../src/inbox-processor/claim-inbox-rows.ts';
 import { beginBatchTransaction } from '../../src/relay/batch-transaction.ts';
@@ -11,11 +17,11 @@ import { insertInboxBacklog } from '../support/inbox-backlog.ts';
 
 /*
  * After five custom plans PostgreSQL may run a prepared statement on a generic plan: one
- * planned without its parameters' values, and kept. The claims' generic plans were worse (the
- * inbox claim's anti-joined every unprocessed row instead of probing each candidate's key), so
- * a pool that prepares statements still plans each execution of a parameterised one for its
- * values. Both claims have no parameters (their sizes are literals): their one plan is made
- * with them, and no execution pays for planning.
+ * planned without its parameters' values, and kept. That saves planning every execution, and
+ * the pool lets it happen. The claims' generic plans were worse (the inbox claim's anti-joined
+ * every unprocessed row instead of probing each candidate's key), so both claims have no
+ * parameters (their sizes are literals): their one plan is made with them. The relay's
+ * followers query keeps being planned for its values, by its batch transaction's setting.
  */
 
 const EXECUTIONS = 12; // named on the fifth (createPgPool): the last eight run prepared
@@ -91,4 +97,38 @@ it('plans the prepared relay heads claim once, ordered by the unpublished index'
   expect(plan).toContain('Index Scan using ix_outbox_event_unpublished on outbox_event c');
   expect(plan).not.toContain('Seq Scan');
   expect(plan).not.toContain('Bitmap');
+});
+
+it('plans each execution of the relay followers query, in the batch transaction that sets it', async () => {
+  for (let n = 1; n <= EXECUTIONS; n++) {
+    const batch = await db.transaction().execute(async (trx) => {
+      await beginBatchTransaction(trx, DEFAULT_RELAY_OPTIONS);
+      // 500 heads (one per key) leave room for 100 followers, their keys' second rows.
+      return claimBatch(trx, { batchSize: 600, scanWindow: 2000, maxBatchBytes: 1_000_000 });
+    });
+    expect(batch.events).toHaveLength(600);
+  }
+  expect(await plansOf('o.id <> ALL(')).toEqual({ generic: 0, custom: EXECUTIONS - 4 });
+});
+
+it('keeps a generic plan for a parameterised statement outside the relay batch: no planning per execution', async () => {
+  for (let n = 1; n <= EXECUTIONS; n++) {
+    await db.transaction().execute((trx) =>
+      enqueue(
+        trx,
+        {
+          topic: 't',
+          aggregateType: 'order',
+          aggregateId: `a${n}`,
+          partitionKey: `a${n}`,
+          eventType: 'OrderCreated',
+          payload: {},
+        },
+        { notify: false },
+      ),
+    );
+  }
+  const enqueuePlans = await plansOf('AS e(event_id');
+  expect(enqueuePlans.generic + enqueuePlans.custom).toBe(EXECUTIONS - 4);
+  expect(enqueuePlans.generic).toBeGreaterThan(0);
 });
