@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { topicDeclarations } from '@outbox-inbox/contracts';
-import { Stack, findFreePort, stacksHome } from '@outbox-inbox/infra';
+import { Stack, findFreePort, stacksHome, urlAsLogin } from '@outbox-inbox/infra';
 import {
   migrateService,
   roleComponent,
@@ -165,6 +165,19 @@ async function createDatabases(
   return Object.fromEntries(migrated);
 }
 
+/**
+ * The URL a role connects with: its own login (`payment-processor`), which the migrate step
+ * created with exactly the role's declared access, so every scenario's faults meet the roles
+ * under least privilege. A CDC relay keeps the owner's: it creates its publication and
+ * heartbeat table. (Behind PgBouncer every role goes through the pooler as the owner: its user
+ * list names the owner only.)
+ */
+function roleUrl(process: RoleProcess, ownerUrl: string, cdc: boolean): string {
+  const login = process.service.logins[process.role];
+  if (login === undefined || (cdc && process.role === 'relay')) return ownerUrl;
+  return urlAsLogin(ownerUrl, login);
+}
+
 function databaseOf(urls: Readonly<Record<string, string>>, service: string): string {
   const url = urls[service];
   if (url === undefined) throw new Error(`no database was created for ${service}`);
@@ -188,7 +201,7 @@ async function startRoles(
       return stack.addProcess(
         roleComponent(process, {
           port: process.port,
-          databaseUrl: pooled ? pooledUrl(stack, directUrl) : directUrl,
+          databaseUrl: pooled ? pooledUrl(stack, directUrl) : roleUrl(process, directUrl, cdc),
           kafkaBrokers: stack.kafkaBrokers,
           settings: {
             PAYMENT_AMOUNT_LIMIT: String(paymentLimit),

@@ -157,7 +157,12 @@ describe.each(services.map((service) => [service.name, service] as const))('%s',
       });
       const environment = container.environment ?? {};
       expect(environment[role === API_ROLE ? 'PORT' : 'OPS_PORT']).toBe(String(port));
-      expect(environment['DATABASE_URL']).toBe(database);
+      // Its own login, which the migrate container created; a relay as the owner (RELAY_MODE=cdc
+      // creates the publication and heartbeat table).
+      const login = role === 'relay' ? 'postgres' : service.logins[role];
+      expect(environment['DATABASE_URL']).toBe(
+        `postgres://${login}@postgres:5432/${service.database}`,
+      );
       if (service.rolesNeedKafka([role])) expect(environment['KAFKA_BROKERS']).toBe('kafka:29092');
       // Polling unless the shell says RELAY_MODE=cdc; then Debezium on the connect container.
       expect(environment['RELAY_MODE']).toBe('${RELAY_MODE:-polling}');

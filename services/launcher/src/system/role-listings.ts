@@ -48,12 +48,18 @@ export function withRegion(text: string, listing: RoleListing, body: string): st
   return `${text.slice(0, start + listing.open.length + 1)}${body}${text.slice(end)}`;
 }
 
-/** One container per role process, all alike but for the role, its port and its variable. */
+/**
+ * One container per role process, all alike but for the role, its login, its port and its
+ * variable. Each role logs in as its own login, which the service's migrate container creates
+ * with the role's declared grants; a relay as the owner, since RELAY_MODE=cdc has it create
+ * its publication and heartbeat table.
+ */
 function composeRoleServices(services: readonly ServiceDescriptor[]): string {
   return roleProcesses({}, services)
     .map(({ name, service, role }) => {
       const port = service.ports[role];
       const portVariable = role === 'api' ? 'PORT' : 'OPS_PORT';
+      const login = role === 'relay' ? 'postgres' : (service.logins[role] ?? 'postgres');
       return [
         `  ${name}:`,
         '    profiles: [app]',
@@ -61,7 +67,7 @@ function composeRoleServices(services: readonly ServiceDescriptor[]): string {
         `    command: [${service.programs.main}, --roles, ${role}]`,
         '    environment:',
         '      <<: *relay-mode',
-        `      DATABASE_URL: postgres://postgres@postgres:5432/${service.database}`,
+        `      DATABASE_URL: postgres://${login}@postgres:5432/${service.database}`,
         '      KAFKA_BROKERS: kafka:29092',
         `      ${portVariable}: '${port}'`,
         '    ports:',
