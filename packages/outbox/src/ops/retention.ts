@@ -188,8 +188,14 @@ function retentionPlan(options: RetentionOptions, now: number): RetentionStep[] 
 }
 
 /**
- * Deletes a step's rows `batchSize` at a time, each batch its own statement, or its own
- * transaction under `lockId`; `lockTaken` false when a batch found the lock held and stopped.
+ * Deletes a step's rows `batchSize` at a time, each batch in a transaction of its own (under
+ * `lockId`, when given); `lockTaken` false when a batch found the lock held and stopped.
+ *
+ * Each batch's DELETE is planned for its cutoff (`plan_cache_mode`, local to the batch, set in
+ * the statement that takes the lock). A plan PostgreSQL keeps for a prepared statement is made
+ * without the cutoff: it guesses that a third of the table is older, and then a read of the
+ * whole table looks cheaper than the age index for a batch of a thousand rows. Retention
+ * repeats one text batch after batch and run after run, so its pool would prepare it.
  */
 async function drain(
   db: Kysely<OutboxTables>,
@@ -199,19 +205,25 @@ async function drain(
 ): Promise<{ deleted: number; lockTaken: boolean }> {
   let total = 0;
   for (;;) {
-    const deleted =
-      lockId === undefined
-        ? await deleteBatch(db, step, batchSize)
-        : await db.transaction().execute(async (trx) => {
-            const lock = await sql<{ locked: boolean }>`
-              SELECT pg_try_advisory_xact_lock(${lockId}) AS locked
-            `.execute(trx);
-            return lock.rows[0]?.locked === true ? deleteBatch(trx, step, batchSize) : undefined;
-          });
+    const deleted = await inTransaction(db, async (trx) => {
+      const lock = await sql<{ locked: boolean }>`
+        SELECT set_config('plan_cache_mode', 'force_custom_plan', true),
+          ${lockId === undefined ? sql`true` : sql`pg_try_advisory_xact_lock(${lockId})`} AS locked
+      `.execute(trx);
+      return lock.rows[0]?.locked === true ? deleteBatch(trx, step, batchSize) : undefined;
+    });
     if (deleted === undefined) return { deleted: total, lockTaken: false };
     total += deleted;
     if (deleted < batchSize) return { deleted: total, lockTaken: true };
   }
+}
+
+/** `work` in a transaction of its own, or in the caller's when `db` is one already. */
+function inTransaction<T>(
+  db: Kysely<OutboxTables>,
+  work: (trx: Kysely<OutboxTables>) => Promise<T>,
+): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
 }
 
 async function deleteBatch(
@@ -220,8 +232,7 @@ async function deleteBatch(
   batchSize: number,
 ): Promise<number> {
   // By physical row id, so the same statement serves any table, with or without a key. The
-  // batch size is a literal (a validated whole number): a plan PostgreSQL keeps for a prepared
-  // statement is then made for the real LIMIT, not a guessed share of the table.
+  // batch size is a literal (a validated whole number), the cutoff is planned for (see drain).
   const result = await sql`
     DELETE FROM ${sql.table(step.table)} WHERE ctid = ANY(ARRAY(
       SELECT ctid FROM ${sql.table(step.table)}

@@ -6,13 +6,15 @@ import { statementPreparingClient } from './statement-preparing-client.ts';
 export interface PgPoolOptions {
   /**
    * Send the statements this process repeats as named prepared statements (default true).
-   * PostgreSQL then parses each once per connection and, after five executions, may keep a
-   * plan made without the values (a generic plan) when it costs no more than planning each
-   * one. Such a plan guesses ten rows for an array parameter, so a statement that joins
-   * `unnest($1)` to a narrow table by its key read the whole table up to several thousand rows;
-   * such a join here also says `key = ANY($1)`, which keeps that plan on the key's index
-   * (test/pg-pool/array-join-plans.test.ts). Turn it off behind a pooler that moves one session's statements to another connection
-   * (PgBouncer in transaction mode before 1.21).
+   * PostgreSQL then parses each once per connection and, five executions after it is named,
+   * may keep a plan made without the values (a generic plan) when it costs no more than
+   * planning each one. Such a plan guesses ten rows for an array parameter, so a statement that
+   * joins `unnest($1)` to a narrow table by its key read the whole table up to several thousand
+   * rows; such a join here also says `key = ANY($1)`, which keeps that plan on the key's index
+   * (test/pg-pool/array-join-plans.test.ts, and order-service's generic-plans test). The relay's
+   * batches and retention's plan their statements for their values instead, in their own
+   * transactions. Turn it off behind a pooler that moves one session's statements to another
+   * connection (PgBouncer in transaction mode before 1.21).
    */
   readonly prepareStatements?: boolean | undefined;
 }
