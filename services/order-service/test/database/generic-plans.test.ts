@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { genericPlanPool, wholeTableReads } from '@outbox-inbox/infra';
 import type { ReceivedEvent } from '@outbox-inbox/outbox';
+import { runRetentionExclusively } from '@outbox-inbox/outbox/ops';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { applyPaymentEvents, type OrderDatabase } from '../../src/index.ts';
@@ -13,7 +14,9 @@ import { createOrderApiContext, type OrderApiContext } from '../support/order-ap
  * statements that join an array to a table by its key (the consumer's UPDATE of orders, the
  * api's UPDATE of idempotency keys) run here on their generic plans against 2,000 rows. Without
  * the `= ANY` each also says, both hash-joined a read of the whole table: at every payment
- * event, and at every keyed POST, until the table grew past several thousand rows.
+ * event, and at every keyed POST, until the table grew past several thousand rows. And
+ * retention, which plans its batches for their cutoff, finds old keys by their age index
+ * (migration 0003); without it, it read every key.
  */
 
 const ROWS = 2000;
@@ -89,5 +92,21 @@ it('stores a keyed response through the primary key, not a read of every key', a
   ]);
   expect(outcome).toMatchObject({ status: 201 });
   expect(plans.some((plan) => plan.includes('Update on idempotency_key'))).toBe(true);
+  expect(wholeTableReads(plans, 'idempotency_key')).toEqual([]);
+});
+
+it('retention finds old idempotency keys by their age index, not by reading every key', async () => {
+  await sql`INSERT INTO idempotency_key (key, request_hash, created_at)
+    SELECT 'old-' || g, 'h', now() - interval '30 days' FROM generate_series(1, 5) g`.execute(
+    ctx.db,
+  );
+  plans.length = 0;
+  const day = 86_400_000;
+  const result = await runRetentionExclusively(generic, {
+    olderThan: 30 * day,
+    tables: [{ table: 'idempotency_key', column: 'created_at', olderThan: 7 * day }],
+  });
+  expect(result?.byTable['idempotency_key']).toBe(5);
+  expect(plans.some((plan) => plan.includes('Delete on idempotency_key'))).toBe(true);
   expect(wholeTableReads(plans, 'idempotency_key')).toEqual([]);
 });
