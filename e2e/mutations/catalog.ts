@@ -9,8 +9,10 @@ import { noInboxDedup } from './breaks/no-inbox-dedup.ts';
 import { noProcessedEventDedup } from './breaks/no-processed-event-dedup.ts';
 import { offsetBeforeInboxInsert } from './breaks/offset-before-inbox-insert.ts';
 import { publishedBeforeAck } from './breaks/published-before-ack.ts';
+import { rejoinWithoutDeadline } from './breaks/rejoin-without-deadline.ts';
 import { retentionSessionLock } from './breaks/retention-session-lock.ts';
 import { retentionTakesUnfinished } from './breaks/retention-takes-unfinished.ts';
+import { streamPositionsBelieved } from './breaks/stream-positions-believed.ts';
 import { unboundedAdmissionQueue } from './breaks/unbounded-admission-queue.ts';
 import { unboundedAdmissionWait } from './breaks/unbounded-admission-wait.ts';
 
@@ -161,6 +163,21 @@ export const mutations: readonly Mutation[] = Object.freeze([
       'retention holds its advisory lock for the session, which a pooler in transaction mode leaves on a server connection',
     edits: retentionSessionLock,
     mustFailIn: ['packages/outbox/test/ops/retention-behind-pooler.test.ts'],
+  },
+  {
+    name: 'stream-positions-believed',
+    breaks:
+      "a @platformatic/kafka member reads on from its stream's positions after a rebalance, not from the committed offsets: what it had read ahead or had in flight skips offsets",
+    edits: streamPositionsBelieved,
+    // The same failure as the adapter before issue 35 (checked on it): offsets 10-29 never stored.
+    mustFailIn: ['packages/outbox/test/receive/platformatic-rebalance.test.ts'],
+  },
+  {
+    name: 'rejoin-without-deadline',
+    breaks:
+      'a @platformatic/kafka member whose rejoin never ends waits for it for ever, owning nothing',
+    edits: rejoinWithoutDeadline,
+    mustFailIn: ['packages/outbox/test/receive/platformatic-failed-rejoin.test.ts'],
   },
   {
     name: 'unbounded-admission-wait',
