@@ -2,6 +2,7 @@ import type { AnchoredEdit } from './anchored-edits.ts';
 import { failedBatchMarksAll } from './breaks/failed-batch-marks-all.ts';
 import { fetchOutOfKeyOrder } from './breaks/fetch-out-of-key-order.ts';
 import { groupCommitAnswersBeforeCommit } from './breaks/group-commit-answers-before-commit.ts';
+import { groupWaitUnbounded } from './breaks/group-wait-unbounded.ts';
 import { noCommitOrderFence } from './breaks/no-commit-order-fence.ts';
 import { noHeadOfKey } from './breaks/no-head-of-key.ts';
 import { noIdempotencyKeyCheck } from './breaks/no-idempotency-key-check.ts';
@@ -191,6 +192,13 @@ export const mutations: readonly Mutation[] = Object.freeze([
     breaks:
       'any number of requests wait for a slot, so under an overload each refusal comes only after the whole admission wait',
     edits: unboundedAdmissionQueue,
+    mustFailIn: ['services/order-service/test/http/overload.test.ts'],
+  },
+  {
+    name: 'group-wait-unbounded',
+    breaks:
+      'an admitted POST /orders waits for a group of the group commit without bound, instead of a 503 once the admission wait has passed since its arrival',
+    edits: groupWaitUnbounded,
     mustFailIn: ['services/order-service/test/http/overload.test.ts'],
   },
 ]);

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { isDatabaseUnavailable } from '../database/database-unavailable.ts';
+import { AtCapacity } from './admission/at-capacity.ts';
 import { HttpError } from './http-error.ts';
 import { sendProblem, type FieldError } from './problem.ts';
 
@@ -37,6 +38,7 @@ const titles: Record<number, string> = {
  */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler<FastifyError | HttpError>((error, request, reply) => {
+    if (error instanceof AtCapacity) reply.header('retry-after', String(error.retryAfterSeconds));
     if (error instanceof HttpError) {
       return sendProblem(reply, {
         title: titles[error.status] ?? 'Client Error',

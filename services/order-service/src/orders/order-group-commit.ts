@@ -1,3 +1,4 @@
+import type { StartDeadline } from '@outbox-inbox/service-kit';
 import type { Kysely } from 'kysely';
 import type { OrderDatabase } from '../database/schema.ts';
 import { createOrder, type CreateOrderResult } from './create-order.ts';
@@ -28,6 +29,9 @@ interface Waiting {
   readonly request: OrderRequest;
   readonly resolve: (result: CreateOrderResult) => void;
   readonly reject: (error: unknown) => void;
+  readonly deadline: StartDeadline | undefined;
+  /** Refuses the request when its deadline passes before its group starts. */
+  readonly timer: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -44,27 +48,61 @@ export class OrderGroupCommit {
   readonly #options: OrderGroupCommitOptions;
   readonly #waiting: Waiting[] = [];
   #inFlight = 0;
+  #startScheduled = false;
 
   constructor(db: Kysely<OrderDatabase>, options: Partial<OrderGroupCommitOptions> = {}) {
     this.#db = db;
     this.#options = Object.freeze({ ...DEFAULT_ORDER_GROUP_COMMIT, ...options });
   }
 
-  /** Creates the order (or replays its Idempotency-Key) once its group has committed. */
-  create(request: OrderRequest): Promise<CreateOrderResult> {
+  /**
+   * Creates the order (or replays its Idempotency-Key) once its group has committed. With a
+   * `deadline`, a request whose group has not started by then is refused with its 503, having
+   * written nothing: a request waits for its turn at most as long as the admission allows,
+   * whether in the admission's queue or in this one.
+   */
+  create(request: OrderRequest, deadline?: StartDeadline): Promise<CreateOrderResult> {
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ request, resolve, reject });
+      const timer =
+        deadline === undefined
+          ? undefined
+          : setTimeout(() => this.#refuse(waiting), Math.max(0, deadline.at - performance.now()));
+      const waiting: Waiting = { request, resolve, reject, deadline, timer };
+      this.#waiting.push(waiting);
+      this.#scheduleStart();
+    });
+  }
+
+  /**
+   * Starts groups once the current turn of the event loop is over. The requests one commit's
+   * answers let in arrive within that turn (each answer frees an admission slot for the next
+   * waiter), so they share the next group instead of the first of them taking a group slot
+   * alone while the rest queue behind it.
+   */
+  #scheduleStart(): void {
+    if (this.#startScheduled) return;
+    this.#startScheduled = true;
+    setImmediate(() => {
+      this.#startScheduled = false;
       this.#startGroups();
     });
+  }
+
+  #refuse(waiting: Waiting): void {
+    const index = this.#waiting.indexOf(waiting);
+    if (index < 0 || waiting.deadline === undefined) return;
+    this.#waiting.splice(index, 1);
+    waiting.reject(waiting.deadline.refuse());
   }
 
   #startGroups(): void {
     while (this.#inFlight < this.#options.maxInFlight && this.#waiting.length > 0) {
       const group = this.#takeGroup();
+      if (group.length === 0) continue;
       this.#inFlight += 1;
       void this.#commit(group).finally(() => {
         this.#inFlight -= 1;
-        this.#startGroups();
+        this.#scheduleStart();
       });
     }
   }
@@ -84,9 +122,15 @@ export class OrderGroupCommit {
         i += 1;
         continue;
       }
+      this.#waiting.splice(i, 1);
+      clearTimeout(waiting.timer);
+      // Its timer may not have had its turn yet on a busy event loop.
+      if (waiting.deadline !== undefined && performance.now() > waiting.deadline.at) {
+        waiting.reject(waiting.deadline.refuse());
+        continue;
+      }
       if (key !== undefined) keys.add(key);
       group.push(waiting);
-      this.#waiting.splice(i, 1);
     }
     return group;
   }

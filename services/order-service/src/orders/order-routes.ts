@@ -1,5 +1,5 @@
 import { createOutboxNotifier } from '@outbox-inbox/outbox';
-import { notFound } from '@outbox-inbox/service-kit';
+import { notFound, startDeadlineOf } from '@outbox-inbox/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { OrderDatabase } from '../database/schema.ts';
@@ -35,11 +35,14 @@ export function registerOrderRoutes(
       schema: { body: CreateOrderBody, headers: IdempotencyHeaders, response: { 201: OrderView } },
     },
     async (request, reply) => {
-      const result = await orders.create({
-        body: request.body,
-        idempotencyKey: request.headers['idempotency-key'],
-        trace: request.traceContext,
-      });
+      const result = await orders.create(
+        {
+          body: request.body,
+          idempotencyKey: request.headers['idempotency-key'],
+          trace: request.traceContext,
+        },
+        startDeadlineOf(request),
+      );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       else relays.notify();
       return reply.code(result.status).send(result.body);

@@ -1,3 +1,4 @@
+import { pollUntil } from '@outbox-inbox/infra';
 import { createDatabase } from '@outbox-inbox/service-kit';
 import { createOutboxMetrics } from '@outbox-inbox/outbox/ops';
 import type { FastifyInstance } from 'fastify';
@@ -37,13 +38,19 @@ afterAll(async () => {
   await closeContext();
 });
 
-it('refuses what it cannot start within the admission wait, and at once what finds the queue full: 503 with Retry-After, within the bound, nothing written, readiness truthful', async () => {
-  const before = await countRows(db);
-  // Every order write blocks on this lock, holding its connection: the api at capacity.
+/** A session holding orders locked in a transaction: every order write waits on it. */
+async function lockOrders(): Promise<pg.Client> {
   const holder = new pg.Client({ connectionString: databaseUrl });
   await holder.connect();
   await holder.query('BEGIN');
   await holder.query('LOCK TABLE orders IN ACCESS EXCLUSIVE MODE');
+  return holder;
+}
+
+it('refuses what it cannot start within the admission wait, and at once what finds the queue full: 503 with Retry-After, within the bound, nothing written, readiness truthful', async () => {
+  const before = await countRows(db);
+  // Every order write blocks on this lock, holding its connection: the api at capacity.
+  const holder = await lockOrders();
   let released = false;
   try {
     const offered = 12;
@@ -90,6 +97,56 @@ it('refuses what it cannot start within the admission wait, and at once what fin
     const after = await countRows(db);
     expect(after.orders - before.orders).toBe(admission.maxInFlight);
     expect(after.outbox - before.outbox).toBe(admission.maxInFlight);
+  } finally {
+    if (!released) await holder.query('ROLLBACK');
+    await holder.end();
+  }
+});
+
+it('refuses, once the admission wait has passed, a request that was admitted but waited behind busy groups: 503 with Retry-After, nothing written, counted as start-deadline', async () => {
+  const before = await countRows(db);
+  const holder = await lockOrders();
+  const waitingOnTheLock = async (): Promise<number> => {
+    const { rows } = await holder.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_locks WHERE relation = 'orders'::regclass AND NOT granted`,
+    );
+    return Number(rows[0]?.n);
+  };
+  let released = false;
+  try {
+    // Two groups under way, one order each (the group commit runs two at a time), both held on
+    // the lock: a third admitted request can only wait for one of them to end.
+    const held = [];
+    for (const groups of [1, 2]) {
+      held.push(app.inject({ method: 'POST', url: '/orders', payload: validOrder }));
+      await pollUntil(async () => (await waitingOnTheLock()) === groups, {
+        timeoutMs: 10_000,
+        description: `group ${groups} waiting on the lock`,
+      });
+    }
+    const sent = performance.now();
+    const late = await Promise.race([
+      app.inject({ method: 'POST', url: '/orders', payload: validOrder }),
+      new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), 5 * answerBoundMs)),
+    ]);
+    const ms = performance.now() - sent;
+    expect(late, 'an answer while both groups still wait on the lock').not.toBe('held');
+    if (late === 'held') return;
+    expect(late.statusCode).toBe(503);
+    expect(late.headers['retry-after']).toBe('1');
+    expect(late.json<{ detail: string }>().detail).toMatch(/at capacity.*nothing was written/);
+    // Refused at the end of the admission wait, not when a group ended (none has).
+    expect(ms).toBeGreaterThanOrEqual(admission.maxWaitMs - 5);
+    expect(ms).toBeLessThan(answerBoundMs);
+    const metrics = await app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toContain('http_requests_refused_total{reason="start-deadline"} 1');
+
+    await holder.query('COMMIT');
+    released = true;
+    expect((await Promise.all(held)).map((response) => response.statusCode)).toEqual([201, 201]);
+    const after = await countRows(db);
+    expect(after.orders - before.orders).toBe(2);
+    expect(after.outbox - before.outbox).toBe(2);
   } finally {
     if (!released) await holder.query('ROLLBACK');
     await holder.end();

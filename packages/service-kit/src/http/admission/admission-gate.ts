@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyReply, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { HttpError } from '../http-error.ts';
-import { RequestAdmission, type AdmissionOptions, type Refusal } from './request-admission.ts';
+import { AtCapacity, type Refusal, type StartDeadline } from './at-capacity.ts';
+import { RequestAdmission, type AdmissionOptions } from './request-admission.ts';
 
 /** How long after its last refusal the api's readiness still says it is refusing work. */
 const REFUSING_SHOWN_FOR_MS = 10_000;
@@ -11,6 +11,16 @@ export interface AdmissionState {
   /** Refusals within the last {@link REFUSING_SHOWN_FOR_MS}; 0 when none. */
   recentRefusals(): number;
   readonly options: AdmissionOptions;
+}
+
+const startDeadlines = new WeakMap<FastifyRequest, StartDeadline>();
+
+/**
+ * The start deadline of a request the admission let in (none for a route outside it): a handler
+ * that waits again before its work begins refuses the request once it has passed.
+ */
+export function startDeadlineOf(request: FastifyRequest): StartDeadline | undefined {
+  return startDeadlines.get(request);
 }
 
 function clientGone(reply: FastifyReply): AbortSignal {
@@ -26,7 +36,7 @@ function admissionMetrics(registry: Registry, admission: RequestAdmission) {
   return {
     refused: new Counter({
       name: 'http_requests_refused_total',
-      help: 'Requests refused before their handler ran: wait-exceeded (503, every slot busy for longer than the admission wait), queue-full (503 at once, as many already waiting as allowed) or client-gone (the client left while it waited)',
+      help: 'Requests refused before their work started: wait-exceeded (503, every slot busy for longer than the admission wait), queue-full (503 at once, as many already waiting as allowed), client-gone (the client left while it waited) or start-deadline (503, admitted, but its work waited in the handler until the admission wait had passed)',
       labelNames: ['reason'],
       registers: [registry],
     }),
@@ -68,7 +78,8 @@ export interface AdmissionGate extends AdmissionState {
  * the handler runs only with a slot, and holds it until it returns, whether or not the client
  * is still there. A request that gets no slot within the wait is answered 503 with
  * `Retry-After`; one whose client left while it waited is dropped, so no work is committed for
- * a request nobody waits for. Validation runs before, so a bad request never queues.
+ * a request nobody waits for. A handler that queues its work again learns the same bound from
+ * {@link startDeadlineOf}, and its `AtCapacity` refusals are counted here as `start-deadline`. Validation runs before, so a bad request never queues.
  */
 export function createAdmissionGate(options: AdmissionOptions, registry: Registry): AdmissionGate {
   const admission = new RequestAdmission(options);
@@ -78,6 +89,12 @@ export function createAdmissionGate(options: AdmissionOptions, registry: Registr
     const since = Date.now() - REFUSING_SHOWN_FOR_MS;
     while (refusedAt.length > 0 && (refusedAt[0] ?? 0) < since) refusedAt.shift();
     return refusedAt.length;
+  };
+
+  const refused = (reason: Refusal): void => {
+    metrics.refused.inc({ reason });
+    refusedAt.push(Date.now());
+    recentRefusals();
   };
 
   const guard = (app: FastifyInstance): void => {
@@ -92,19 +109,19 @@ export function createAdmissionGate(options: AdmissionOptions, registry: Registr
           });
         } catch (refusal) {
           const reason = refusal as Refusal;
-          metrics.refused.inc({ reason });
-          refusedAt.push(Date.now());
-          recentRefusals();
-          reply.header('retry-after', String(options.retryAfterSeconds));
-          throw new HttpError(
-            503,
-            'AT_CAPACITY',
-            `the service is at capacity and did not start this request; nothing was written. Retry after ${options.retryAfterSeconds} s`,
-          );
+          refused(reason);
+          throw new AtCapacity(reason, options.retryAfterSeconds);
         }
         metrics.wait.observe(reply.elapsedTime / 1000);
+        startDeadlines.set(request, {
+          at: performance.now() - reply.elapsedTime + options.maxWaitMs,
+          refuse: () => new AtCapacity('start-deadline', options.retryAfterSeconds),
+        });
         try {
           return await handler.call(this, request, reply);
+        } catch (error) {
+          if (error instanceof AtCapacity) refused(error.reason);
+          throw error;
         } finally {
           release();
         }

@@ -1,3 +1,5 @@
+import type { Refusal } from './at-capacity.ts';
+
 /** How many requests may use the database at once, and how long one may wait for its turn. */
 export interface AdmissionOptions {
   /**
@@ -28,9 +30,6 @@ export const defaultAdmission: AdmissionOptions = Object.freeze({
   maxWaitMs: 300,
   retryAfterSeconds: 1,
 });
-
-/** Why a request got no slot. */
-export type Refusal = 'wait-exceeded' | 'queue-full' | 'client-gone';
 
 interface Waiter {
   readonly admit: () => void;
