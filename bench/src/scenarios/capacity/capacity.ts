@@ -21,10 +21,27 @@ const variants: readonly CapacityVariant[] = [
   },
 ];
 
+/**
+ * The variants to run: all, or those whose positions (1-based, in the order above) the
+ * comma-separated BENCH_CAPACITY_VARIANTS names, for a before-and-after pair of one lever.
+ */
+function selectedVariants(env: NodeJS.ProcessEnv): [number, CapacityVariant][] {
+  const positions = env['BENCH_CAPACITY_VARIANTS']?.split(',').map((one) => Number(one.trim()));
+  const all = [...variants.entries()];
+  if (positions === undefined) return all;
+  const unknown = positions.filter((n) => !Number.isInteger(n) || n < 1 || n > variants.length);
+  if (unknown.length > 0) {
+    throw new Error(
+      `BENCH_CAPACITY_VARIANTS: no variant at ${unknown.join(', ')}; 1 to ${variants.length}`,
+    );
+  }
+  return all.filter(([index]) => positions.includes(index + 1));
+}
+
 /** Each variant on its own fresh system, one after the other. */
 async function measureAll(ctx: BenchContext): Promise<CapacitySearch[]> {
   const searches: CapacitySearch[] = [];
-  for (const [index, variant] of variants.entries()) {
+  for (const [index, variant] of selectedVariants(process.env)) {
     const system = await startCapacitySystem(ctx, variant, index);
     try {
       searches.push(await searchCapacity(ctx, system, variant));
