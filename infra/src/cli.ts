@@ -9,8 +9,9 @@ import { parseArgs } from 'node:util';
 import { devPorts } from './dev-ports.ts';
 import { InfraError } from './errors.ts';
 import { formatBytes } from './prune.ts';
+import { redactUrl } from './redact-url.ts';
 import type { PartitionLeader } from './kafka-cluster/partition-leaders.ts';
-import { Stack } from './stack.ts';
+import { Stack, type ComponentStatus } from './stack.ts';
 import { stacksHome } from './state-file.ts';
 import { untilStopSignal } from './stop-signal.ts';
 import type { ServerName } from './up-options.ts';
@@ -59,8 +60,13 @@ function envChanges(options: readonly string[]): Record<string, string | undefin
 }
 
 /** Connection strings may carry a password (external provider): never print it. */
-function withoutPassword(value: string): string {
-  return value.replace(/(\/\/[^:/@]+:)[^@]+@/, '$1***@');
+function printable(components: readonly ComponentStatus[]): ComponentStatus[] {
+  return components.map((component) => ({
+    ...component,
+    endpoints: Object.fromEntries(
+      Object.entries(component.endpoints).map(([key, value]) => [key, redactUrl(value)]),
+    ),
+  }));
 }
 
 /** Partition leaders, or why they could not be read (a frozen node answers nothing). */
@@ -79,9 +85,8 @@ function printStatus(
   leaders: { partitions: PartitionLeader[] } | { partitionsError: string },
 ): void {
   console.log(`stack "${stack.name}"`);
-  for (const component of stack.status()) {
+  for (const component of printable(stack.status())) {
     const endpoints = Object.entries(component.endpoints)
-      .map(([key, value]) => [key, withoutPassword(value)] as const)
       .map(([key, value]) => `${key}=${value}`)
       .join(' ');
     const state = component.paused
@@ -172,9 +177,9 @@ async function add(invocation: Invocation): Promise<void> {
     ports: name === 'dev' ? devPorts() : undefined,
   });
   const added = server === 'kafka' ? stack.kafkaNodes : [server];
-  for (const component of stack.status().filter((c) => added.includes(c.name))) {
+  for (const component of printable(stack.status()).filter((c) => added.includes(c.name))) {
     const endpoints = Object.entries(component.endpoints)
-      .map(([key, value]) => `${key}=${withoutPassword(value)}`)
+      .map(([key, value]) => `${key}=${value}`)
       .join(' ');
     console.log(`${component.name}: running  ${endpoints}`);
   }
@@ -209,7 +214,8 @@ async function status({ name, values }: Invocation): Promise<void> {
   const stack = Stack.open(name);
   const partitions = await leadersOrError(stack);
   if (values.json) {
-    console.log(JSON.stringify({ name, components: stack.status(), ...partitions }, null, 2));
+    const components = printable(stack.status());
+    console.log(JSON.stringify({ name, components, ...partitions }, null, 2));
   } else printStatus(stack, partitions);
 }
 

@@ -3,6 +3,7 @@ import { pollUntil } from '../poll.ts';
 import { isReady } from '../readiness.ts';
 import type { ComponentRecord, ExternalRecord } from '../component-record.ts';
 import type { ServerName } from '../up-options.ts';
+import { redactUrl } from '../redact-url.ts';
 
 /** Refusal for every chaos control: these servers are someone else's to stop. */
 export function refuseChaos(record: ComponentRecord, control: string): never {
@@ -71,16 +72,6 @@ export function defineExternal(server: ServerName, env: NodeJS.ProcessEnv): Exte
   };
 }
 
-function withoutPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(DATABASE_URL is not a URL)';
-  }
-}
-
 /** `up` with external servers: nothing to start, but they must answer. */
 export async function awaitExternal(record: ComponentRecord): Promise<void> {
   try {
@@ -90,7 +81,7 @@ export async function awaitExternal(record: ComponentRecord): Promise<void> {
       description: `${record.name} to answer`,
     });
   } catch (error) {
-    const where = record.endpoints['brokers'] ?? withoutPassword(record.endpoints['url'] ?? '');
+    const where = record.endpoints['brokers'] ?? redactUrl(record.endpoints['url'] ?? '');
     throw new InfraError('NOT_READY', `external ${record.name} at ${where} does not answer`, {
       hint:
         record.name === 'postgres'
