@@ -2,6 +2,7 @@ import type { StallWatch } from '@outbox-inbox/outbox/ops';
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import type { AdmissionState } from '../http/admission/admission-gate.ts';
+import { loginRefusal } from '../database/login-refused.ts';
 
 export interface HealthOptions<DB> {
   readonly db: Kysely<DB>;
@@ -36,14 +37,21 @@ function workerChecks(stalls: StallWatch): Record<string, WorkerCheck> {
   return checks;
 }
 
-async function databaseReachable<DB>(db: Kysely<DB>, timeoutMs: number): Promise<boolean> {
+/** What the readiness probe found of the database: a refused login says so, with the reason. */
+type DatabaseCheck =
+  'ok' | 'unreachable' | { readonly status: 'login-refused'; readonly reason: string };
+
+async function databaseCheck<DB>(db: Kysely<DB>, timeoutMs: number): Promise<DatabaseCheck> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
+  const timeout = new Promise<DatabaseCheck>((resolve) => {
+    timer = setTimeout(() => resolve('unreachable'), timeoutMs);
   });
   const probe = sql`SELECT 1`.execute(db).then(
-    () => true,
-    () => false,
+    (): DatabaseCheck => 'ok',
+    (error: unknown): DatabaseCheck => {
+      const refusal = loginRefusal(error);
+      return refusal === undefined ? 'unreachable' : { status: 'login-refused', reason: refusal };
+    },
   );
   try {
     return await Promise.race([probe, timeout]);
@@ -73,11 +81,9 @@ export function registerHealthRoutes<DB>(app: FastifyInstance, options: HealthOp
       ...(admission === undefined ? {} : { admission }),
       ...(workers === undefined ? {} : { workers }),
     };
-    if (!(await databaseReachable(options.db, timeoutMs))) {
-      return reply.code(503).send({
-        status: 'unavailable',
-        checks: { database: 'unreachable', ...others },
-      });
+    const database = await databaseCheck(options.db, timeoutMs);
+    if (database !== 'ok') {
+      return reply.code(503).send({ status: 'unavailable', checks: { database, ...others } });
     }
     const degraded =
       admission?.status === 'refusing' ||

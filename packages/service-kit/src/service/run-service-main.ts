@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { createEnvReader } from '../config/env-reader.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
 import { provisionServiceTopics } from '../infrastructure/topics/provision-service-topics.ts';
+import { checkLogin } from '../database/login-refused.ts';
 import { createLogger } from '../logger.ts';
 import { parseRoles, roleProcessName } from '../roles/roles.ts';
 import { runUntilSignal } from '../roles/run-until-signal.ts';
@@ -25,10 +26,12 @@ export async function runServiceMain<Role extends string, Config extends Service
       // Every connection of this process (pool, LISTEN) shows its roles in pg_stat_activity and
       // can be told apart in PostgreSQL's statistics; node-postgres reads PGAPPNAME, and an
       // application_name in the database URL still wins.
-      process.env['PGAPPNAME'] ??= roleProcessName(service.name, roles, service.roles);
+      const processName = roleProcessName(service.name, roles, service.roles);
+      process.env['PGAPPNAME'] ??= processName;
       const config = service.readConfig(createEnvReader(options.env), {
         needsKafka: service.rolesNeedKafka(roles),
       });
+      await checkLogin(config.databaseUrl, processName);
       logger = createLogger({ service: service.name, level: config.logLevel });
       // Before the roles, so their first spans are recorded; stopped after them, so their
       // last spans are flushed.

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pollUntil } from '@outbox-inbox/infra';
+import { randomUUID } from 'node:crypto';
+import { pollUntil, urlAsLogin } from '@outbox-inbox/infra';
+import { createDatabase } from '@outbox-inbox/service-kit';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { buildApp, type OrderDatabase } from '../../src/index.ts';
 import {
   countRows,
   createOrderApiContext,
@@ -75,5 +80,28 @@ describe('outages', () => {
       orders: before.orders + 1,
       outbox: before.outbox + 1,
     });
+  });
+});
+
+describe('a refused login', () => {
+  it('makes readiness 503 with the server\'s reason, not "unreachable"', async () => {
+    const login = `no-such-login-${randomUUID().slice(0, 8)}`;
+    const logger = pino({ level: 'silent' });
+    const db = createDatabase<OrderDatabase>({
+      url: urlAsLogin(ctx.databaseUrl, login),
+      poolSize: 2,
+      logger,
+    });
+    const app = buildApp({ db, logger, registry: new Registry() });
+    try {
+      const ready = await app.inject({ method: 'GET', url: '/health/ready' });
+      expect(ready.statusCode).toBe(503);
+      const body = ready.json<{ checks: { database: { status: string; reason: string } } }>();
+      expect(body.checks.database.status).toBe('login-refused');
+      expect(body.checks.database.reason).toContain(`role "${login}" does not exist`);
+    } finally {
+      await app.close();
+      await db.destroy();
+    }
   });
 });

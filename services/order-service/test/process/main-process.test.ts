@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Stack, findFreePort, pollUntil } from '@outbox-inbox/infra';
+import { Stack, findFreePort, pollUntil, urlAsLogin } from '@outbox-inbox/infra';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
 import { formatTraceparent, startTrace } from '@outbox-inbox/outbox/trace';
 import pg from 'pg';
@@ -61,6 +61,32 @@ async function startReadyApi(databasePrefix: string, env: Record<string, string>
 }
 
 describe('src/main.ts', () => {
+  it('exits 1 at start when PostgreSQL refuses its login, naming the role, the login and the server, with no stack trace', async () => {
+    const stack = Stack.open(inject('stackName'));
+    const url = await stack.createDatabase(`refused_login_${randomUUID().slice(0, 8)}`);
+    // A login the server does not know: refused like a wrong password, and on trust
+    // authentication too. Hex after a letter: never an option, never quoted differently.
+    const login = `no-such-login-${randomUUID().slice(0, 8)}`;
+    const port = await findFreePort();
+    const api = startMain(['--roles', 'api'], {
+      DATABASE_URL: urlAsLogin(url, login),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    });
+    const exit = await Promise.race([
+      api.exited,
+      new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 20_000)),
+    ]);
+    if (exit === 'running') api.child.kill('SIGKILL');
+    expect(exit, `still running 20 s after its start: ${api.output()}`).toBe(1);
+    const output = api.output();
+    const place = new URL(url);
+    expect(output).toContain(`order-api cannot log in to PostgreSQL as "${login}"`);
+    expect(output).toContain(`at ${place.host}${place.pathname}`);
+    expect(output).toContain('does not exist');
+    expect(output).not.toMatch(/^\s+at /m);
+  });
+
   it('exits 1 with a message naming the bad variable', async () => {
     const missing = startMain(['--roles', 'api'], {});
     expect(await missing.exited).toBe(1);
