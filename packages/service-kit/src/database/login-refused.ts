@@ -18,7 +18,7 @@ export function loginRefusal(error: unknown): string | undefined {
 }
 
 /** `login@host:port/database` of a connection string: where a refusal happened, no password. */
-export function loginPlace(databaseUrl: string): string {
+function loginPlace(databaseUrl: string): string {
   const url = new URL(databaseUrl);
   const login = decodeURIComponent(url.username) || '(the default login)';
   return `"${login}" at ${url.host}${url.pathname}`;

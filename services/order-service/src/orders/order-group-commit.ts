@@ -88,6 +88,7 @@ export class OrderGroupCommit {
     });
   }
 
+  /** Its timer fired: refused, even if the timer ran a fraction of a millisecond early. */
   #refuse(waiting: Waiting): void {
     const index = this.#waiting.indexOf(waiting);
     if (index < 0 || waiting.deadline === undefined) return;
@@ -125,10 +126,7 @@ export class OrderGroupCommit {
       this.#waiting.splice(i, 1);
       clearTimeout(waiting.timer);
       // Its timer may not have had its turn yet on a busy event loop.
-      if (waiting.deadline !== undefined && performance.now() > waiting.deadline.at) {
-        waiting.reject(waiting.deadline.refuse());
-        continue;
-      }
+      if (refuseLate(waiting)) continue;
       if (key !== undefined) keys.add(key);
       group.push(waiting);
     }
@@ -161,4 +159,12 @@ export class OrderGroupCommit {
       reject(error);
     }
   }
+}
+
+/** Refuses a request whose start deadline has passed (its timer not run yet); true when it did. */
+function refuseLate(waiting: Waiting): boolean {
+  const { deadline } = waiting;
+  if (deadline === undefined || performance.now() <= deadline.at) return false;
+  waiting.reject(deadline.refuse());
+  return true;
 }

@@ -79,7 +79,8 @@ export interface AdmissionGate extends AdmissionState {
  * is still there. A request that gets no slot within the wait is answered 503 with
  * `Retry-After`; one whose client left while it waited is dropped, so no work is committed for
  * a request nobody waits for. A handler that queues its work again learns the same bound from
- * {@link startDeadlineOf}, and its `AtCapacity` refusals are counted here as `start-deadline`. Validation runs before, so a bad request never queues.
+ * {@link startDeadlineOf}, and its `AtCapacity` refusals are counted here as `start-deadline`.
+ * Validation runs before, so a bad request never queues.
  */
 export function createAdmissionGate(options: AdmissionOptions, registry: Registry): AdmissionGate {
   const admission = new RequestAdmission(options);
