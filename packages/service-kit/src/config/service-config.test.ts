@@ -75,6 +75,7 @@ describe('readServiceConfig', () => {
       maxWaitMs: 300,
       maxWaiting: 10,
       retryAfterSeconds: 1,
+      answerWithinMs: 1000,
     });
     const set = readServiceConfig(
       createEnvReader({
@@ -82,10 +83,23 @@ describe('readServiceConfig', () => {
         API_MAX_IN_FLIGHT: '4',
         API_ADMISSION_WAIT_MS: '100',
         API_MAX_WAITING: '2',
+        API_ANSWER_WITHIN_MS: '500',
       }),
       { ...defaults, needsKafka: false },
     );
-    expect(set.admission).toMatchObject({ maxInFlight: 4, maxWaitMs: 100, maxWaiting: 2 });
+    expect(set.admission).toMatchObject({
+      maxInFlight: 4,
+      maxWaitMs: 100,
+      maxWaiting: 2,
+      answerWithinMs: 500,
+    });
+    // An answer bound the wait alone could use up leaves the work no time.
+    expect(() =>
+      readServiceConfig(
+        createEnvReader({ ...env, API_ADMISSION_WAIT_MS: '800', API_ANSWER_WITHIN_MS: '800' }),
+        { ...defaults, needsKafka: false },
+      ),
+    ).toThrow(/API_ANSWER_WITHIN_MS must be an integer/);
     expect(() =>
       readServiceConfig(createEnvReader({ ...env, API_MAX_IN_FLIGHT: '0' }), {
         ...defaults,

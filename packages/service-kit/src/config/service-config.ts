@@ -1,7 +1,10 @@
 import { DEFAULT_STALL_AFTER_MS } from '@outbox-inbox/outbox/ops';
 import { kafkaClientNames, type KafkaClientName } from '../infrastructure/kafka.ts';
 import { readRetentionConfig, type RetentionConfig } from '../retention/retention-config.ts';
-import type { AdmissionOptions } from '../http/admission/request-admission.ts';
+import {
+  defaultAnswerWithinMs,
+  type AdmissionOptions,
+} from '../http/admission/request-admission.ts';
 import { API_ROLE } from '../roles/roles.ts';
 import { ConfigError, type EnvReader } from './env-reader.ts';
 
@@ -29,7 +32,8 @@ export interface ServiceConfig {
   /**
    * The api's admission: requests running at once (`API_MAX_IN_FLIGHT`, default the pool size less two)
    * and the longest wait for a slot before a 503 (`API_ADMISSION_WAIT_MS`), by at most how many
-   * requests at once (`API_MAX_WAITING`, default as many as run).
+   * requests at once (`API_MAX_WAITING`, default as many as run), and the answer bound
+   * (`API_ANSWER_WITHIN_MS`) near which work that can still be rolled back is refused.
    */
   readonly admission: AdmissionOptions;
   /** Health + metrics port of a process without the api role; none when unset. */
@@ -101,12 +105,7 @@ export function readServiceConfig(
     host: read.string('HOST', '0.0.0.0'),
     port: read.integer('PORT', { default: defaults.port, min: 0, max: 65535 }),
     opsPort: read.optionalInteger('OPS_PORT', { min: 0, max: 65535 }),
-    admission: Object.freeze({
-      maxInFlight: apiMaxInFlight,
-      maxWaitMs: read.integer('API_ADMISSION_WAIT_MS', { default: 300, min: 0, max: 60_000 }),
-      maxWaiting: read.integer('API_MAX_WAITING', { default: apiMaxInFlight, min: 0, max: 10_000 }),
-      retryAfterSeconds: 1,
-    }),
+    admission: readAdmission(read, apiMaxInFlight),
     logLevel: read.oneOf('LOG_LEVEL', logLevels, 'info'),
     kafkaClientId: read.string('KAFKA_CLIENT_ID', defaults.name),
     kafkaClient: read.oneOf('KAFKA_CLIENT', kafkaClientNames, 'kafkajs'),
@@ -120,6 +119,22 @@ export function readServiceConfig(
     retention: readRetentionConfig(read),
     otlpEndpoint: read.optionalUrl('OTEL_EXPORTER_OTLP_ENDPOINT', ['http', 'https']),
   };
+}
+
+/** The api's admission (`API_*`): the answer bound must leave room after the wait for a slot. */
+function readAdmission(read: EnvReader, maxInFlight: number): AdmissionOptions {
+  const maxWaitMs = read.integer('API_ADMISSION_WAIT_MS', { default: 300, min: 0, max: 60_000 });
+  return Object.freeze({
+    maxInFlight,
+    maxWaitMs,
+    maxWaiting: read.integer('API_MAX_WAITING', { default: maxInFlight, min: 0, max: 10_000 }),
+    retryAfterSeconds: 1,
+    answerWithinMs: read.integer('API_ANSWER_WITHIN_MS', {
+      default: defaultAnswerWithinMs,
+      min: maxWaitMs + 1,
+      max: 120_000,
+    }),
+  });
 }
 
 /** The outbox relay's settings (`RELAY_*`, and CONNECT_URL in CDC mode). */

@@ -7,6 +7,7 @@ import type { OrderDatabase, OrderRow } from '../database/schema.ts';
 import { orderCreatedEvent, requestHash, type CreateOrderResult } from './create-order.ts';
 import type { CreateOrderBody } from './order-schemas.ts';
 import { toOrderView } from './order-view.ts';
+import { SendDeadline } from './send-deadline.ts';
 
 /** One `POST /orders` as the group commit holds it. */
 export interface OrderRequest {
@@ -26,13 +27,18 @@ export type OrderOutcome = CreateOrderResult | HttpError;
  * gets the first response (or 422 for another body) and creates nothing, as in `createOrder`.
  * Two requests of one group must not share a key (the group commit keeps them apart): both
  * would claim it in the same statement. Throws when the transaction fails: then no request of
- * the group created anything, and the caller replays each on its own.
+ * the group created anything, and the caller replays each on its own. With `sendBy`
+ * (`performance.now()`), no statement and no COMMIT is sent after it: the transaction rolls back
+ * with `SendDeadlinePassed` instead of committing too late to be answered in time.
  */
 export async function createOrders(
   db: Kysely<OrderDatabase>,
   requests: readonly OrderRequest[],
+  options: { sendBy?: number } = {},
 ): Promise<OrderOutcome[]> {
-  return db.transaction().execute(async (trx) => {
+  const deadline = options.sendBy === undefined ? undefined : new SendDeadline(options.sendBy);
+  return db.transaction().execute(async (unbounded) => {
+    const trx = deadline === undefined ? unbounded : unbounded.withPlugin(deadline);
     const outcomes = new Map<number, OrderOutcome>(await replayedKeys(trx, requests));
     const creating = requests.flatMap((request, index) =>
       outcomes.has(index) ? [] : [{ request, index }],
@@ -62,6 +68,7 @@ export async function createOrders(
       return { key: requests[index]?.idempotencyKey, body: JSON.stringify(created.body) };
     });
     await recordResponses(trx, answered);
+    deadline?.check();
     return requests.map((_, index) => outcome(outcomes, index));
   });
 }

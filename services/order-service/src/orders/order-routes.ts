@@ -1,5 +1,5 @@
 import { createOutboxNotifier } from '@outbox-inbox/outbox';
-import { notFound, startDeadlineOf } from '@outbox-inbox/service-kit';
+import { notFound, deadlinesOf } from '@outbox-inbox/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { OrderDatabase } from '../database/schema.ts';
@@ -41,7 +41,7 @@ export function registerOrderRoutes(
           idempotencyKey: request.headers['idempotency-key'],
           trace: request.traceContext,
         },
-        startDeadlineOf(request),
+        deadlinesOf(request),
       );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       else relays.notify();

@@ -12,7 +12,11 @@ import { countRows, createOrderApiContext, validOrder } from '../support/order-a
 
 /** The answer bound the api documents: every request is answered or refused within it. */
 const answerBoundMs = 1000;
-const admission = { maxInFlight: 3, maxWaitMs: 200, retryAfterSeconds: 1 };
+/**
+ * The tests below hold requests on a lock and release it by hand, however slow the machine: an
+ * answer deadline far away keeps the held groups committing. The last test sets its own.
+ */
+const admission = { maxInFlight: 3, maxWaitMs: 200, retryAfterSeconds: 1, answerWithinMs: 30_000 };
 const poolSize = 5;
 
 let databaseUrl: string;
@@ -150,5 +154,50 @@ it('refuses, once the admission wait has passed, a request that was admitted but
   } finally {
     if (!released) await holder.query('ROLLBACK');
     await holder.end();
+  }
+});
+
+it('rolls back, rather than answer late, a group that could not send its COMMIT in time: 503 with Retry-After, nothing written, counted as answer-deadline', async () => {
+  const answerWithinMs = 600;
+  const registry = new Registry();
+  const bounded = buildApp({
+    db,
+    logger: pino({ level: 'silent' }),
+    registry,
+    admission: { ...admission, answerWithinMs },
+  });
+  await bounded.ready();
+  const before = await countRows(db);
+  const holder = await lockOrders();
+  let released = false;
+  try {
+    const sent = performance.now();
+    const answer = bounded.inject({ method: 'POST', url: '/orders', payload: validOrder });
+    // Its group started at once and sent its INSERT, which waits on the lock until the group's
+    // statements were due (the bound less the group commit's reserve for the COMMIT).
+    await pollUntil(
+      async () => {
+        const { rows } = await holder.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_locks WHERE relation = 'orders'::regclass AND NOT granted`,
+        );
+        return Number(rows[0]?.n) === 1 && performance.now() - sent > answerWithinMs;
+      },
+      { timeoutMs: 10_000, description: 'the group on the lock past its answer bound' },
+    );
+    await holder.query('COMMIT');
+    released = true;
+    const response = await answer;
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+    expect(response.json<{ detail: string }>().detail).toMatch(
+      /at capacity and could not finish this request in time; nothing was written/,
+    );
+    const metrics = await bounded.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toContain('http_requests_refused_total{reason="answer-deadline"} 1');
+    expect(await countRows(db)).toEqual(before);
+  } finally {
+    if (!released) await holder.query('ROLLBACK');
+    await holder.end();
+    await bounded.close();
   }
 });

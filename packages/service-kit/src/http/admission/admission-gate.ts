@@ -1,7 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { AtCapacity, type Refusal, type StartDeadline } from './at-capacity.ts';
-import { RequestAdmission, type AdmissionOptions } from './request-admission.ts';
+import { AtCapacity, type Refusal, type RequestDeadlines } from './at-capacity.ts';
+import {
+  defaultAnswerWithinMs,
+  RequestAdmission,
+  type AdmissionOptions,
+} from './request-admission.ts';
 
 /** How long after its last refusal the api's readiness still says it is refusing work. */
 const REFUSING_SHOWN_FOR_MS = 10_000;
@@ -13,14 +17,15 @@ export interface AdmissionState {
   readonly options: AdmissionOptions;
 }
 
-const startDeadlines = new WeakMap<FastifyRequest, StartDeadline>();
+const requestDeadlines = new WeakMap<FastifyRequest, RequestDeadlines>();
 
 /**
- * The start deadline of a request the admission let in (none for a route outside it): a handler
- * that waits again before its work begins refuses the request once it has passed.
+ * The deadlines of a request the admission let in (none for a route outside it): a handler that
+ * waits again before its work begins refuses the request once its start deadline has passed,
+ * and one that can still roll its work back refuses it near its answer deadline.
  */
-export function startDeadlineOf(request: FastifyRequest): StartDeadline | undefined {
-  return startDeadlines.get(request);
+export function deadlinesOf(request: FastifyRequest): RequestDeadlines | undefined {
+  return requestDeadlines.get(request);
 }
 
 function clientGone(reply: FastifyReply): AbortSignal {
@@ -36,7 +41,7 @@ function admissionMetrics(registry: Registry, admission: RequestAdmission) {
   return {
     refused: new Counter({
       name: 'http_requests_refused_total',
-      help: 'Requests refused before their work started: wait-exceeded (503, every slot busy for longer than the admission wait), queue-full (503 at once, as many already waiting as allowed), client-gone (the client left while it waited) or start-deadline (503, admitted, but its work waited in the handler until the admission wait had passed)',
+      help: 'Requests refused before their work started: wait-exceeded (503, every slot busy for longer than the admission wait), queue-full (503 at once, as many already waiting as allowed), client-gone (the client left while it waited), start-deadline (503, admitted, but its work waited in the handler until the admission wait had passed) or answer-deadline (503, its work started but could not commit within the answer bound, and was rolled back)',
       labelNames: ['reason'],
       registers: [registry],
     }),
@@ -79,7 +84,7 @@ export interface AdmissionGate extends AdmissionState {
  * is still there. A request that gets no slot within the wait is answered 503 with
  * `Retry-After`; one whose client left while it waited is dropped, so no work is committed for
  * a request nobody waits for. A handler that queues its work again learns the same bound from
- * {@link startDeadlineOf}, and its `AtCapacity` refusals are counted here as `start-deadline`.
+ * {@link deadlinesOf}, and its `AtCapacity` refusals are counted here by their reason.
  * Validation runs before, so a bad request never queues.
  */
 export function createAdmissionGate(options: AdmissionOptions, registry: Registry): AdmissionGate {
@@ -114,9 +119,11 @@ export function createAdmissionGate(options: AdmissionOptions, registry: Registr
           throw new AtCapacity(reason, options.retryAfterSeconds);
         }
         metrics.wait.observe(reply.elapsedTime / 1000);
-        startDeadlines.set(request, {
-          at: performance.now() - reply.elapsedTime + options.maxWaitMs,
-          refuse: () => new AtCapacity('start-deadline', options.retryAfterSeconds),
+        const arrived = performance.now() - reply.elapsedTime;
+        requestDeadlines.set(request, {
+          startBy: arrived + options.maxWaitMs,
+          answerBy: arrived + (options.answerWithinMs ?? defaultAnswerWithinMs),
+          refuse: (reason) => new AtCapacity(reason, options.retryAfterSeconds),
         });
         try {
           return await handler.call(this, request, reply);

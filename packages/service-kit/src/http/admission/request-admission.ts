@@ -23,7 +23,14 @@ export interface AdmissionOptions {
   readonly maxWaiting?: number;
   /** The `Retry-After` of a refusal, seconds. */
   readonly retryAfterSeconds: number;
+  /**
+   * The answer bound, from arrival (default {@link defaultAnswerWithinMs}): a handler that can
+   * still roll its work back near it refuses instead of answering late (`deadlinesOf`).
+   */
+  readonly answerWithinMs?: number;
 }
+
+export const defaultAnswerWithinMs = 1000;
 
 export const defaultAdmission: AdmissionOptions = Object.freeze({
   maxInFlight: 10,
@@ -53,6 +60,9 @@ export class RequestAdmission {
     if (!(options.maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
     if (!(options.maxWaitMs >= 0)) throw new RangeError('maxWaitMs must be 0 or more');
     if (!((options.maxWaiting ?? 0) >= 0)) throw new RangeError('maxWaiting must be 0 or more');
+    if (options.answerWithinMs !== undefined && !(options.answerWithinMs > options.maxWaitMs)) {
+      throw new RangeError('answerWithinMs must be longer than maxWaitMs');
+    }
     this.#options = Object.freeze({ ...options });
     this.#maxWaiting = options.maxWaiting ?? options.maxInFlight;
   }
