@@ -3,6 +3,7 @@ import { failedBatchMarksAll } from './breaks/failed-batch-marks-all.ts';
 import { fetchOutOfKeyOrder } from './breaks/fetch-out-of-key-order.ts';
 import { groupCommitAnswersBeforeCommit } from './breaks/group-commit-answers-before-commit.ts';
 import { groupWaitUnbounded } from './breaks/group-wait-unbounded.ts';
+import { loginsGrantedAll } from './breaks/logins-granted-all.ts';
 import { noCommitOrderFence } from './breaks/no-commit-order-fence.ts';
 import { noHeadOfKey } from './breaks/no-head-of-key.ts';
 import { noIdempotencyKeyCheck } from './breaks/no-idempotency-key-check.ts';
@@ -200,5 +201,12 @@ export const mutations: readonly Mutation[] = Object.freeze([
       'an admitted POST /orders waits for a group of the group commit without bound, instead of a 503 once the admission wait has passed since its arrival',
     edits: groupWaitUnbounded,
     mustFailIn: ['services/order-service/test/http/overload.test.ts'],
+  },
+  {
+    name: 'logins-granted-all',
+    breaks:
+      "the migrate step grants every role's login all privileges on every table, instead of revoking what its role does not declare",
+    edits: loginsGrantedAll,
+    mustFailIn: ['services/order-service/test/database/role-logins.test.ts'],
   },
 ]);

@@ -17,6 +17,7 @@ export { statementCountingPool } from './testing/statement-counting-pool.ts';
 export { genericPlanPool, wholeTableReads } from './testing/generic-plan-pool.ts';
 export { urlAsLogin } from './login-url.ts';
 export { accessMismatches, probeAsLogin } from './testing/login-probe.ts';
+export { checkGrantsBlock, readGrants } from './testing/grants-table.ts';
 export type { LoginAccessCase, LoginProbe } from './testing/login-probe.ts';
 export type { SentStatement } from './testing/statement-counting-pool.ts';
 export { untilStopSignal } from './stop-signal.ts';

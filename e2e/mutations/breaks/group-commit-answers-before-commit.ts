@@ -3,11 +3,11 @@ import type { AnchoredEdit } from '../anchored-edits.ts';
 export const groupCommitAnswersBeforeCommit: readonly AnchoredEdit[] = [
   {
     in: 'createOrders',
-    find: ['  return db.transaction().execute(async (trx) => {'],
+    find: ['  return db.transaction().execute(async (unbounded) => {'],
     replace: [
       '  // MUTATION: the outcomes are handed back from inside the transaction, before its COMMIT.',
       '  return new Promise((resolve, reject) => {',
-      '    db.transaction().execute(async (trx) => {',
+      '    db.transaction().execute(async (unbounded) => {',
     ],
   },
   {

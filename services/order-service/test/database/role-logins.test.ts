@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Stack, accessMismatches, probeAsLogin, type LoginAccessCase } from '@outbox-inbox/infra';
+import path from 'node:path';
+import {
+  Stack,
+  accessMismatches,
+  checkGrantsBlock,
+  findRepoRoot,
+  readGrants,
+  probeAsLogin,
+  type LoginAccessCase,
+} from '@outbox-inbox/infra';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
 import { defineService } from '@outbox-inbox/service-kit';
 import { pino } from 'pino';
@@ -92,4 +101,11 @@ it('a grant a declaration drops is revoked at the next migrate', async () => {
   expect(await probeAsLogin(url, 'order-relay', reads)).toEqual({ done: true });
   await orderService.migrate({ url, logger });
   expect(await probeAsLogin(url, 'order-relay', reads)).toMatchObject({ code: '42501' });
+});
+
+it("docs/architecture.md's grants table for the orders database is what PostgreSQL holds", async () => {
+  const grants = await readGrants(url, Object.values(orderService.logins));
+  const doc = path.join(findRepoRoot(), 'docs', 'architecture.md');
+  const write = process.env['WRITE_GRANTS_TABLE'] === '1';
+  expect(checkGrantsBlock(doc, 'orders', grants, { write })).toBeUndefined();
 });

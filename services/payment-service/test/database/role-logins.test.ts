@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { Stack, accessMismatches, type LoginAccessCase } from '@outbox-inbox/infra';
+import path from 'node:path';
+import {
+  Stack,
+  accessMismatches,
+  checkGrantsBlock,
+  findRepoRoot,
+  readGrants,
+  type LoginAccessCase,
+} from '@outbox-inbox/infra';
 import type {} from '@outbox-inbox/infra/vitest-global-setup';
 import { pino } from 'pino';
 import { beforeAll, expect, inject, it } from 'vitest';
@@ -73,4 +81,11 @@ const cases: readonly LoginAccessCase[] = [
 
 it.each(cases)('$login may do what its role declares and is refused the rest', async (role) => {
   expect(await accessMismatches(url, role)).toEqual([]);
+});
+
+it("docs/architecture.md's grants table for the payments database is what PostgreSQL holds", async () => {
+  const grants = await readGrants(url, Object.values(paymentService.logins));
+  const doc = path.join(findRepoRoot(), 'docs', 'architecture.md');
+  const write = process.env['WRITE_GRANTS_TABLE'] === '1';
+  expect(checkGrantsBlock(doc, 'payments', grants, { write })).toBeUndefined();
 });
