@@ -191,11 +191,18 @@ describe('a three-node Kafka cluster on the local provider', () => {
         () => portAdmin.disconnect(),
       );
       expect(provisioned.created).toEqual(names);
-      const { topics } = await admin.fetchTopicMetadata({ topics: names });
-      const described = await admin.describeConfigs({
-        includeSynonyms: false,
-        resources: names.map((one) => ({ type: ConfigResourceTypes.TOPIC, name: one })),
-      });
+      // The controller answered the creation; a broker may learn of the topics a moment later,
+      // and until then answers "does not host this topic-partition".
+      const { topics, described } = await pollUntil(
+        async () => ({
+          topics: (await admin.fetchTopicMetadata({ topics: names })).topics,
+          described: await admin.describeConfigs({
+            includeSynonyms: false,
+            resources: names.map((one) => ({ type: ConfigResourceTypes.TOPIC, name: one })),
+          }),
+        }),
+        { timeoutMs: 30_000, intervalMs: 250, description: 'every broker to know the new topics' },
+      );
       for (const declared of topicDeclarations) {
         const partitions = topics.find((one) => one.name === declared.name)?.partitions ?? [];
         expect(partitions).toHaveLength(declared.partitions);
