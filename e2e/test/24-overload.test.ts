@@ -24,13 +24,13 @@ const overloadSeconds = 20;
  * seconds of it on a busy machine), not the api.
  */
 const overloadConnections = 256;
-/** The api's documented answer bound (services/order-service/README.md, API_ADMISSION_WAIT_MS). */
+/** The api's documented answer bound (services/order-service/README.md, API_ANSWER_WITHIN_MS). */
 const answerBoundMs = 1000;
 /**
- * The bound this test holds the api's p99 to, by its own clock: the next bucket of its request
- * histogram above the design's 1 s. See the assertion for why.
+ * The share of answers the api may give after the bound, by its own clock: one in a thousand.
+ * See the assertion for why not none.
  */
-const apiP99BoundSeconds = 2.5;
+const apiLateShare = 0.001;
 /** The normal phase's latency target, commit → PAID (B7's). */
 const paidP99TargetMs = 2000;
 /** How long the normal phase is measured, before the overload and once its backlog drained. */
@@ -41,7 +41,7 @@ const measuredSeconds = 15;
  */
 const baselineMarginMs = 3000;
 
-it('more offered than the api accepts, for 20 s: answered fast (p99 within 2.5 s by the api’s clock, median within 1 s by the clients’), goodput holds, nothing accepted is lost, and latency is back once the backlog drained', async () => {
+it('more offered than the api accepts, for 20 s: answered within 1 s (999 in 1,000 by the api’s clock, the median by the clients’), goodput holds, nothing accepted is lost, and latency is back once the backlog drained', async () => {
   let capacity = 0;
   let acceptedRate = 0;
   let answeredRate = 0;
@@ -50,6 +50,7 @@ it('more offered than the api accepts, for 20 s: answered fast (p99 within 2.5 s
   let baselineFrom = 0;
   let baselineTo = 0;
   let apiOverBound = 0;
+  let apiAnswered = 0;
   const result = await runScenario('24 overload', {
     // A 503 is final (unless an earlier try of the same key got no answer): the invariants
     // then show that a refused order wrote nothing.
@@ -78,9 +79,10 @@ it('more offered than the api accepts, for 20 s: answered fast (p99 within 2.5 s
       setRate(defaultRate);
       const to = await databaseNow(orders);
       const api = await apiAnswerTimes(system.orderUrl);
-      apiOverBound = api.over(apiP99BoundSeconds);
+      apiOverBound = api.over(answerBoundMs / 1000);
+      apiAnswered = api.answered;
       note(
-        `api's own clock: ${api.over(1)} of ${api.answered} POST /orders over 1 s, ${apiOverBound} over ${apiP99BoundSeconds} s`,
+        `api's own clock: ${apiOverBound} of ${api.answered} POST /orders over 1 s, ${api.over(2.5)} over 2.5 s; refused at the start deadline ${api.refused('start-deadline')}, at the answer deadline ${api.refused('answer-deadline')}`,
       );
       const seconds = (to - from) / 1000;
       // What the pipeline carried while overloaded: the capacity of this machine, this run.
@@ -162,18 +164,19 @@ it('more offered than the api accepts, for 20 s: answered fast (p99 within 2.5 s
   console.log(
     `[24 overload] by the clients' clock, from connection to answer: ${seen} (p50 ${queued} ms waiting for a connection first)`,
   );
-  // The design bounds an answer to 1 s (a request that cannot start within 300 ms, or finds as
-  // many waiting as run, is refused), and that holds while the api and PostgreSQL get the CPU
-  // (bench/analysis.md, "Overload"). Here the suite's other stage, the load generator and the
-  // whole pipeline share two cores with them, and a process that gets no CPU for a moment answers
-  // late whatever it does: a fresh-clone run on a slower machine saw 101 of 9,490 answers over
-  // 1 s by the api's clock (1.06 %). So the test holds the api to p99 within 2.5 s, and the
-  // clients to a median within 1 s: an api without admission held its requests a median of
-  // 17-35 s (docs/runbook.md, "Overload"), and fails both by far.
+  // The design bounds an answer to 1 s: a request that cannot start within 300 ms, or finds as
+  // many waiting as run, is refused, and a group that could not send its COMMIT 250 ms before
+  // the bound rolls back and is refused too. What no design bounds is a process that gets no
+  // CPU: the suite's other stage, the load generator and the whole pipeline share two cores
+  // here, and a COMMIT sent in time can still be answered late. Measured with the answer
+  // deadline: none of 26,067 answers over 1 s alone, none of 12,675 beside two spinning
+  // processes, 4 of 23,631 beside scenario 3. Before it, fresh-clone runs saw 1-3 % over 1 s
+  // (bench/analysis.md, "Overload"). An api without admission held its requests a median of
+  // 17-35 s (docs/runbook.md, "Overload").
   expect(
     apiOverBound,
-    `POST /orders over ${apiP99BoundSeconds} s by the api's own clock (${seen})`,
-  ).toBeLessThanOrEqual(answers.length / 100);
+    `POST /orders over ${answerBoundMs} ms by the api's own clock, of ${apiAnswered} (${seen})`,
+  ).toBeLessThanOrEqual(apiLateShare * apiAnswered);
   // By the clients' clock an answer also waits for the api's event loop to read it and for
   // this process to read the answer: a request held like before would still show here.
   expect(percentile(answers, 50), seen).toBeLessThan(answerBoundMs);
