@@ -87,6 +87,81 @@ describe('src/main.ts', () => {
     expect(output).not.toMatch(/^\s+at /m);
   });
 
+  it('prints no password from its DATABASE_URL: not in its log, /metrics or /health, whether PostgreSQL answers or not', async () => {
+    // Hex after a letter: the secret cannot be mistaken for anything the process prints.
+    const secret = `pw${randomUUID().replaceAll('-', '')}`;
+    const withSecret = (url: string): string => {
+      const parsed = new URL(url);
+      parsed.password = secret;
+      return parsed.toString();
+    };
+    const readable = async (port: number) =>
+      Promise.all(
+        ['/health/ready', '/health/live', '/metrics', '/docs/json'].map(async (route) => {
+          const response = await fetch(`http://127.0.0.1:${port}${route}`);
+          return `${route} ${response.status}: ${await response.text()}`;
+        }),
+      );
+
+    // PostgreSQL answers (the test server trusts loopback, so any password logs in).
+    const stack = Stack.open(inject('stackName'));
+    const url = await stack.createDatabase(`orders_secret_${randomUUID().slice(0, 8)}`);
+    await migrateDatabase({ url, logger: pino({ level: 'silent' }) });
+    const port = await findFreePort();
+    const api = startMain(['--roles', 'api'], {
+      DATABASE_URL: withSecret(url),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'debug',
+    });
+    let served: string[];
+    try {
+      await pollUntil(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok, {
+        timeoutMs: 30_000,
+        description: 'the api to be ready',
+      });
+      const created = await fetch(`http://127.0.0.1:${port}/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ customerId: 'c', amount: 10, currency: 'EUR' }),
+      });
+      expect(created.status).toBe(201);
+      served = await readable(port);
+    } finally {
+      api.child.kill('SIGTERM');
+    }
+    expect(await api.exited).toBe(0);
+
+    // Nothing listens on this port: every connection fails, readiness says so.
+    const nowhere = new URL(url);
+    nowhere.port = String(await findFreePort());
+    const downPort = await findFreePort();
+    const down = startMain(['--roles', 'api'], {
+      DATABASE_URL: withSecret(nowhere.toString()),
+      PORT: String(downPort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'debug',
+    });
+    let servedDown: string[];
+    try {
+      await pollUntil(
+        async () => (await fetch(`http://127.0.0.1:${downPort}/health/ready`)).status === 503,
+        { timeoutMs: 30_000, description: 'the api to answer that its database is unreachable' },
+      );
+      servedDown = await readable(downPort);
+    } finally {
+      down.child.kill('SIGTERM');
+    }
+    await down.exited;
+
+    for (const text of [...served, ...servedDown, api.output(), down.output()]) {
+      expect(text).not.toContain(secret);
+    }
+    // The checks above looked at something: the log and the answers are not empty.
+    expect(api.output()).toContain('"msg":"stopped"');
+    expect(servedDown.join('\n')).toContain('unreachable');
+  });
+
   it('exits 1 with a message naming the bad variable', async () => {
     const missing = startMain(['--roles', 'api'], {});
     expect(await missing.exited).toBe(1);
