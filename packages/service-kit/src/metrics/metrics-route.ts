@@ -14,15 +14,16 @@ export function registerMetricsRoute(app: FastifyInstance, registry: Registry): 
   });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by method and route',
-    labelNames: ['method', 'route'],
+    help: 'HTTP request duration by method, route and status',
+    labelNames: ['method', 'route', 'status'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
   });
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     reply.type(registry.contentType);
