@@ -85,7 +85,7 @@ it('more offered than the api accepts, for 20 s: answered within 1 s (98 in 100 
       apiAnswered = api.answered;
       apiVeryLate = api.over(2.5);
       note(
-        `api's own clock: ${apiOverBound} of ${api.answered} POST /orders over 1 s (${api.over(1, 201)} of them 201, ${api.over(1, 503)} 503), ${api.over(2.5)} over 2.5 s; refused at the start deadline ${api.refused('start-deadline')}, at the answer deadline ${api.refused('answer-deadline')}`,
+        `api's own clock: ${apiOverBound} of ${api.answered} POST /orders over 1 s (${api.over(1, 201)} of them 201, ${api.over(1, 503)} 503), ${apiVeryLate} over 2.5 s; refused at the start deadline ${api.refused('start-deadline')}, at the answer deadline ${api.refused('answer-deadline')}`,
       );
       const seconds = (to - from) / 1000;
       // What the pipeline carried while overloaded: the capacity of this machine, this run.

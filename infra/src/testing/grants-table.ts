@@ -10,7 +10,7 @@ type GrantRow = readonly [login: string, table: string, ...cells: string[]];
 
 /**
  * What each of `logins` may do on the tables of the database at `databaseUrl`, as PostgreSQL
- * holds it (information_schema, not the declarations that asked for it): one row per login and
+ * holds it (its catalogs, not the declarations that asked for it): one row per login and
  * table, and per privilege `all` (the whole table), the columns, or `–`; any other privilege
  * in the last cell. Sorted by login, then table. Ownership is not listed: these are grants.
  */
@@ -47,10 +47,11 @@ export async function readGrants(
         ORDER BY 1, 2, 3`,
       [logins],
     );
-    const byRow = new Map<string, Map<string, string>>();
+    const byRow = new Map<string, { login: string; table: string; cells: Map<string, string> }>();
     for (const row of rows) {
       const key = `${row.login}\u0000${row.table}`;
-      const cells = byRow.get(key) ?? new Map<string, string>();
+      const entry = byRow.get(key) ?? { login: row.login, table: row.table, cells: new Map() };
+      const { cells } = entry;
       const covers = row.columns === null ? 'all' : row.columns.join(', ');
       if ((PRIVILEGES as readonly string[]).includes(row.privilege)) {
         cells.set(row.privilege, covers);
@@ -58,17 +59,14 @@ export async function readGrants(
         const other = cells.get(OTHER);
         cells.set(OTHER, `${other === undefined ? '' : `${other}; `}${row.privilege} ${covers}`);
       }
-      byRow.set(key, cells);
+      byRow.set(key, entry);
     }
-    return [...byRow.entries()]
-      .map(([key, cells]): GrantRow => {
-        const [login = '', table = ''] = key.split('\u0000');
-        return [
-          login,
-          table,
-          ...[...PRIVILEGES, OTHER].map((privilege) => cells.get(privilege) ?? '–'),
-        ];
-      })
+    return [...byRow.values()]
+      .map(({ login, table, cells }): GrantRow => [
+        login,
+        table,
+        ...[...PRIVILEGES, OTHER].map((privilege) => cells.get(privilege) ?? '–'),
+      ])
       .sort((a, b) => a[0].localeCompare(b[0]) || a[1].localeCompare(b[1]));
   } finally {
     await client.end();
@@ -120,8 +118,7 @@ export function checkGrantsBlock(
   const end = text.indexOf(close);
   if (start < 0 || end < start) return `${docPath} has no ${open} … ${close} block`;
   const block = text.slice(start + open.length, end);
-  const expected = grants.map((row) => row.map((cell) => cell.replaceAll('`', '')));
-  if (JSON.stringify(tableRows(block)) === JSON.stringify(expected)) return undefined;
+  if (JSON.stringify(tableRows(block)) === JSON.stringify(grants)) return undefined;
   if (options.write) {
     const table = `\n\n${grantsMarkdown(grants)}\n\n`;
     writeFileSync(docPath, text.slice(0, start + open.length) + table + text.slice(end));
